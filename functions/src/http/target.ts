@@ -1,0 +1,32 @@
+/**
+ * The target a request is scoped to (SPEC.md section 1). Every route is registered once per form,
+ * so Express does the matching and each form's ids arrive as named path parameters.
+ */
+export type Target =
+  | { kind: "organization"; organizationId: string }
+  | { kind: "tenant"; organizationId?: string; tenantId: string }
+  | { kind: "division"; organizationId?: string; tenantId: string; divisionId: string }
+  | { kind: "site"; siteId: string };
+
+/** The six path forms of SPEC.md, in Express syntax. */
+export const TARGET_FORMS = [
+  "/site/:siteId",
+  "/tenant/:tenantId",
+  "/tenant/:tenantId/division/:divisionId",
+  "/organization/:organizationId",
+  "/organization/:organizationId/tenant/:tenantId",
+  "/organization/:organizationId/tenant/:tenantId/division/:divisionId",
+] as const;
+
+/** Builds the target from the path parameters of whichever form matched. */
+export function targetFromParams(params: Record<string, unknown>): Target {
+  const param = (name: string) => (typeof params[name] === "string" ? (params[name] as string) : undefined);
+  const [organizationId, tenantId, divisionId, siteId] = ["organizationId", "tenantId", "divisionId", "siteId"].map(param);
+  if (siteId !== undefined) return { kind: "site", siteId };
+  if (tenantId !== undefined && divisionId !== undefined) {
+    return { kind: "division", tenantId, divisionId, ...(organizationId !== undefined && { organizationId }) };
+  }
+  if (tenantId !== undefined) return { kind: "tenant", tenantId, ...(organizationId !== undefined && { organizationId }) };
+  if (organizationId !== undefined) return { kind: "organization", organizationId };
+  throw new Error("targetFromParams: no target parameters; the route was not registered through TARGET_FORMS");
+}

@@ -1,0 +1,19 @@
+import type { Express } from "express";
+import { onRequest } from "firebase-functions/v2/https";
+import { REGION } from "./config";
+
+// Each function imports its own app on its first request, so an instance of `print` never loads
+// the api routes and their dependencies, and the other way round (cold start; README).
+
+let apiApp: Promise<Express> | undefined;
+let printApp: Promise<Express> | undefined;
+
+export const api = onRequest({ region: REGION }, async (req, res) => {
+  apiApp ??= import("./api/app").then((m) => m.createApiApp());
+  (await apiApp)(req, res);
+});
+
+export const print = onRequest({ region: REGION }, async (req, res) => {
+  printApp ??= import("./print/app").then((m) => m.createPrintApp());
+  (await printApp)(req, res);
+});

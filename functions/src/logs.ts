@@ -1,0 +1,21 @@
+import { logger } from "firebase-functions";
+import { currentRequestId } from "./http/requestContext";
+
+// Every log line of the project, as a named function. Each line carries the request id; none
+// carries a token, a password, an email address or a request body.
+
+const withRequest = (fields: Record<string, unknown> = {}) => ({ requestId: currentRequestId(), ...fields });
+
+export function requestServed(method: string, route: string, statusCode: number, durationMs: number): void {
+  logger.info(`${method} ${route} -> ${statusCode}`, withRequest({ method, route, statusCode, durationMs }));
+}
+
+/** A deliberate refusal (an HttpError or a body-parser error): no stack trace needed. */
+export function requestRefused(statusCode: number, message: string): void {
+  logger.warn(`Refused with ${statusCode}: ${message}`, withRequest({ statusCode }));
+}
+
+export function unexpectedError(error: unknown): void {
+  const err = error instanceof Error ? error : new Error(String(error));
+  logger.error(`Unexpected error: ${err.message}`, withRequest({ errorName: err.name, stack: err.stack }));
+}

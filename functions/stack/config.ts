@@ -1,0 +1,96 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** The repository root (firebase.json, .firebaserc) and the functions package. */
+export const ROOT_DIR = resolve(__dirname, "..", "..");
+export const FUNCTIONS_DIR = resolve(__dirname, "..");
+
+/** The `demo-` project of .firebaserc: the emulators never need real credentials for it. */
+export const PROJECT_ID = "demo-print-admin";
+export const REGION = "us-central1";
+export const HOST = "127.0.0.1";
+
+/** Every part of the local stack and its fixed port (DESIGN.md, "The local stack"). */
+export const PORTS = {
+  auth: 9099,
+  functions: 5001,
+  hosting: 5000,
+  firestore: 8080,
+  storage: 9199,
+  mailSink: 8025,
+  hub: 4400, // firebase-tools' emulator hub
+  logging: 4500, // firebase-tools' log stream
+} as const;
+export type PartName = keyof typeof PORTS;
+
+export const URLS = {
+  auth: `http://${HOST}:${PORTS.auth}`,
+  functions: `http://${HOST}:${PORTS.functions}`,
+  hosting: `http://${HOST}:${PORTS.hosting}`,
+  storage: `http://${HOST}:${PORTS.storage}`,
+  mailSink: `http://${HOST}:${PORTS.mailSink}`,
+  api: `http://${HOST}:${PORTS.functions}/${PROJECT_ID}/${REGION}/api`,
+  print: `http://${HOST}:${PORTS.functions}/${PROJECT_ID}/${REGION}/print`,
+} as const;
+
+/** The default bucket of a demo project, as the functions emulator tells the Admin SDK. */
+export const BUCKET = `${PROJECT_ID}.appspot.com`;
+
+/** The environment that points the Admin SDK and the functions at the local stack. */
+export const EMULATOR_ENV = {
+  FIRESTORE_EMULATOR_HOST: `${HOST}:${PORTS.firestore}`,
+  FIREBASE_AUTH_EMULATOR_HOST: `${HOST}:${PORTS.auth}`,
+  FIREBASE_STORAGE_EMULATOR_HOST: `${HOST}:${PORTS.storage}`,
+  STORAGE_EMULATOR_HOST: `http://${HOST}:${PORTS.storage}`,
+  // Read by the print function only under the emulator: where @sendgrid/mail sends.
+  SENDGRID_API_URL: URLS.mailSink,
+  GCLOUD_PROJECT: PROJECT_ID,
+} as const;
+
+/** firebase-tools settings for this machine (DESIGN.md): no metadata probe, no update check. */
+export const CACHE_DIR = join(ROOT_DIR, ".cache");
+export const FIREBASE_TOOLS_ENV = {
+  METADATA_SERVER_DETECTION: "none",
+  NO_UPDATE_NOTIFIER: "1",
+  FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH: "true",
+  TMPDIR: join(CACHE_DIR, "tmp"),
+  XDG_CONFIG_HOME: join(CACHE_DIR, "config"),
+} as const;
+
+function javaMajorVersion(): number {
+  try {
+    const out = execFileSync("java", ["-version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return parseJavaVersion(out);
+  } catch (error) {
+    // `java -version` prints to stderr; execFileSync puts it on the error only when it fails.
+    const stderr = (error as { stderr?: string }).stderr;
+    return typeof stderr === "string" ? parseJavaVersion(stderr) : 0;
+  }
+}
+
+function parseJavaVersion(text: string): number {
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(text);
+  if (!match) return 0;
+  const major = Number(match[1]);
+  return major === 1 ? Number(match[2]) : major; // "1.8" is Java 8
+}
+
+function hasEmulatorJar(prefix: string): boolean {
+  const dir = join(homedir(), ".cache", "firebase", "emulators");
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(prefix) && f.endsWith(".jar"));
+}
+
+export type EmulatorSource = "google" | "fallback";
+
+/**
+ * Google's Firestore emulator and storage rules runtime need Java 21 and their JARs (downloaded
+ * once by `firebase setup:emulators:firestore` and `:storage`). Where both are present the stack
+ * uses them; otherwise the JavaScript fallbacks. `STACK_EMULATORS=fallback` forces the fallbacks.
+ */
+export function chooseEmulatorSource(): EmulatorSource {
+  if (process.env.STACK_EMULATORS === "fallback") return "fallback";
+  const google = javaMajorVersion() >= 21 && hasEmulatorJar("cloud-firestore-emulator") && hasEmulatorJar("cloud-storage-rules-runtime");
+  return google ? "google" : "fallback";
+}

@@ -1,0 +1,55 @@
+import { URLS } from "./config";
+
+/** The demo password of every user in emulator-data/demo.json. */
+export const DEMO_PASSWORD = "demo-password";
+
+/** Demo users worth knowing, with what they may do (emulator-data/demo.json has them all). */
+export const DEMO_USERS = [
+  { email: "north-admin@acme.test", role: "ADMIN on tenant acme-north" },
+  { email: "org-admin@acme.test", role: "ADMIN on organization acme (and so on its tenants)" },
+  { email: "north-reader@acme.test", role: "READ on tenant acme-north" },
+  { email: "north-people@acme.test", role: "MANAGE_PEOPLE on tenant acme-north" },
+  { email: "north-nobody@acme.test", role: "no permission anywhere" },
+  { email: "admin@solo.test", role: "ADMIN on standalone tenant solo" },
+  { email: "reader@harbor.test", role: "READ on site harbor" },
+] as const;
+
+/** One call of the ready block; the stack tests make every one of them. */
+export interface Example {
+  title: string;
+  method: "GET" | "POST" | "DELETE";
+  /** Path on the hosting origin, which rewrites /api/** and /print/** to the functions. */
+  path: string;
+  /** `bearer`: an ID token of north-admin; `basic`: email:password. */
+  auth: "bearer" | "basic";
+  body?: Record<string, unknown>;
+}
+
+export const EXAMPLES: Example[] = [
+  { title: "Auth ownership status", method: "GET", path: "/api/tenant/acme-north/user/north-reader/auth-ownership-status", auth: "bearer" },
+  { title: "Soft-delete a user", method: "DELETE", path: "/api/tenant/acme-north/user/north-nobody", auth: "bearer" },
+  { title: "Restore a soft-deleted user", method: "POST", path: "/api/tenant/acme-north/user/former-employee/restore", auth: "bearer" },
+  { title: "List roles (paged)", method: "GET", path: "/api/organization/acme/tenant/acme-north/roles?limit=10&offset=0", auth: "basic" },
+  { title: "Claim auth ownership", method: "POST", path: "/api/tenant/acme-north/user/unclaimed-user/claim-auth-ownership", auth: "bearer" },
+  { title: "Release auth ownership", method: "POST", path: "/api/tenant/acme-north/user/unclaimed-user/release-auth-ownership", auth: "bearer" },
+  { title: "Print a PDF", method: "POST", path: "/print/tenant/acme-north/print", auth: "bearer", body: { objectInstanceId: "inspection-short" } },
+  { title: "Email a PDF", method: "POST", path: "/print/tenant/acme-north/send-pdf", auth: "basic", body: { objectInstanceId: "inspection-short", to: "someone@example.com" } },
+];
+
+export const EXAMPLE_USER = "north-admin@acme.test";
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The shell line that puts an ID token of EXAMPLE_USER into $TOKEN, from the auth emulator. */
+export const TOKEN_COMMAND =
+  `TOKEN=$(curl -s ${shellQuote(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo-key`)} ` +
+  `-H 'content-type: application/json' ` +
+  `-d ${shellQuote(JSON.stringify({ email: EXAMPLE_USER, password: DEMO_PASSWORD, returnSecureToken: true }))} ` +
+  `| node -pe 'JSON.parse(require("fs").readFileSync(0)).idToken')`;
+
+export function curlCommand(example: Example): string {
+  const parts = ["curl -s", example.method === "GET" ? "" : `-X ${example.method}`, shellQuote(`${URLS.hosting}${example.path}`)];
+  parts.push(example.auth === "bearer" ? `-H "Authorization: Bearer $TOKEN"` : `-u ${shellQuote(`${EXAMPLE_USER}:${DEMO_PASSWORD}`)}`);
+  if (example.body) parts.push(`-H 'content-type: application/json' -d ${shellQuote(JSON.stringify(example.body))}`);
+  return parts.filter(Boolean).join(" ");
+}

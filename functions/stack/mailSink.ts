@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A SendGrid-compatible capture server for the local stack. The print function sends through the
+ * real @sendgrid/mail client with its base URL pointed here; this server answers like SendGrid's
+ * v3 `POST /v3/mail/send` (202, `X-Message-Id`) and keeps every message for tests and developers:
+ *   GET    /messages   every captured message, attachments included, oldest first
+ *   DELETE /messages   forget them
+ *   PUT    /behaviour  { "status": 500 } or { "delayMs": 5000 } makes the next sends fail or hang;
+ *                      {} restores normal behaviour (fault tests of send-pdf)
+ */
+
+export interface CapturedMessage {
+  id: string;
+  receivedAt: string;
+  authorization: string | undefined;
+  body: SendGridMail;
+}
+
+/** The part of SendGrid's v3 mail body that the sink checks; the rest is kept as sent. */
+export interface SendGridMail {
+  personalizations: { to: { email: string; name?: string }[]; cc?: { email: string }[]; subject?: string }[];
+  from: { email: string; name?: string };
+  subject?: string;
+  content?: { type: string; value: string }[];
+  attachments?: { content: string; filename: string; type?: string; disposition?: string }[];
+  [key: string]: unknown;
+}
+
+interface Behaviour {
+  status?: number;
+  delayMs?: number;
+}
+
+const MAX_BODY_BYTES = 40 * 1024 * 1024; // above SendGrid's own 30 MB request limit
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error("body too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body === undefined ? "" : JSON.stringify(body));
+}
+
+/** SendGrid answers malformed mail with 400 and `{ errors: [{ message, field }] }`; so does the sink. */
+function mailErrors(mail: unknown): { message: string; field: string }[] {
+  const errors: { message: string; field: string }[] = [];
+  const m = mail as Partial<SendGridMail> | null;
+  if (!m || typeof m !== "object") return [{ message: "The request body must be a JSON object.", field: "" }];
+  if (!Array.isArray(m.personalizations) || m.personalizations.length === 0) {
+    errors.push({ message: "The personalizations field is required.", field: "personalizations" });
+  } else if (m.personalizations.some((p) => !Array.isArray(p?.to) || p.to.length === 0 || p.to.some((t) => typeof t?.email !== "string"))) {
+    errors.push({ message: "Each personalization needs at least one recipient email.", field: "personalizations.to" });
+  }
+  if (typeof m.from?.email !== "string") errors.push({ message: "The from email is required.", field: "from.email" });
+  const hasSubject = typeof m.subject === "string" || (m.personalizations ?? []).every((p) => typeof p?.subject === "string");
+  if (!hasSubject) errors.push({ message: "The subject is required.", field: "subject" });
+  if (!Array.isArray(m.content) || m.content.length === 0) errors.push({ message: "The content is required.", field: "content" });
+  return errors;
+}
+
+export class MailSink {
+  private readonly messages: CapturedMessage[] = [];
+  private behaviour: Behaviour = {};
+  private server: Server | undefined;
+
+  async start(port: number, host = "127.0.0.1"): Promise<void> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch(() => sendJson(res, 400, { errors: [{ message: "Unreadable request.", field: "" }] }));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://sink").pathname;
+    if (path === "/v3/mail/send" && req.method === "POST") return this.send(req, res);
+    if (path === "/messages" && req.method === "GET") return sendJson(res, 200, this.messages);
+    if (path === "/messages" && req.method === "DELETE") {
+      this.messages.length = 0;
+      return sendJson(res, 204, undefined);
+    }
+    if (path === "/behaviour" && req.method === "PUT") {
+      this.behaviour = JSON.parse((await readBody(req)).toString("utf8") || "{}") as Behaviour;
+      return sendJson(res, 200, this.behaviour);
+    }
+    if (path === "/" && req.method === "GET") return sendJson(res, 200, { service: "mail sink", messages: this.messages.length });
+    sendJson(res, 404, { errors: [{ message: `No route for ${req.method} ${path}`, field: "" }] });
+  }
+
+  private async send(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    if (this.behaviour.delayMs) await new Promise((r) => setTimeout(r, this.behaviour.delayMs));
+    if (this.behaviour.status) {
+      return sendJson(res, this.behaviour.status, { errors: [{ message: "Failure requested through PUT /behaviour.", field: "" }] });
+    }
+    if (!/^Bearer \S+$/.test(req.headers.authorization ?? "")) {
+      return sendJson(res, 401, { errors: [{ message: "The provided authorization grant is invalid, expired, or revoked", field: null }] });
+    }
+    let mail: unknown;
+    try {
+      mail = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return sendJson(res, 400, { errors: [{ message: "Invalid JSON.", field: "" }] });
+    }
+    const errors = mailErrors(mail);
+    if (errors.length > 0) return sendJson(res, 400, { errors });
+    const id = randomUUID().replace(/-/g, "").slice(0, 22);
+    this.messages.push({ id, receivedAt: new Date().toISOString(), authorization: req.headers.authorization, body: mail as SendGridMail });
+    sendJson(res, 202, undefined, { "x-message-id": id });
+  }
+}

@@ -1,0 +1,41 @@
+import { getApps, initializeApp, type App } from "firebase-admin/app";
+import { getAuth } from "firebase-admin/auth";
+import { Timestamp, getFirestore } from "firebase-admin/firestore";
+import { EMULATOR_ENV, PROJECT_ID } from "./config";
+import { decodeValue, type Fixture } from "./seed";
+
+/** The Admin SDK of this process, pointed at the local stack. */
+export function stackAdminApp(): App {
+  Object.assign(process.env, EMULATOR_ENV);
+  return getApps().find((a) => a.name === "stack") ?? initializeApp({ projectId: PROJECT_ID }, "stack");
+}
+
+const BATCH_SIZE = 400;
+
+/**
+ * Loads a fixture into the running stack: creates or updates each auth user (same uid, email,
+ * password) and overwrites each document. Documents and users not in the fixture are left alone.
+ */
+export async function seedStack(fixture: Fixture): Promise<{ users: number; documents: number }> {
+  const app = stackAdminApp();
+  const auth = getAuth(app);
+  for (const { uid, ...user } of fixture.users) {
+    try {
+      await auth.updateUser(uid, user);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "auth/user-not-found") throw error;
+      await auth.createUser({ uid, ...user });
+    }
+  }
+
+  const db = getFirestore(app);
+  const entries = Object.entries(fixture.documents);
+  for (let i = 0; i < entries.length; i += BATCH_SIZE) {
+    const batch = db.batch();
+    for (const [path, fields] of entries.slice(i, i + BATCH_SIZE)) {
+      batch.set(db.doc(path), decodeValue(fields, (d) => Timestamp.fromDate(d)) as Record<string, unknown>);
+    }
+    await batch.commit();
+  }
+  return { users: fixture.users.length, documents: entries.length };
+}

@@ -1,0 +1,87 @@
+/**
+ * Cloud Storage for the local stack where Google's storage rules runtime (a Java 21 JAR) cannot
+ * run: firebase-tools' own JavaScript storage emulator, constructed from code, with its rules
+ * runtime replaced. The Admin SDK never consults rules; a client request is allowed only with a
+ * valid download token (checked by the emulator before rules) and denied otherwise.
+ *
+ * This relies on firebase-tools internals (the lib/ paths and members below). firebase-tools is
+ * pinned exactly in the root package.json, and test/stack/storageInternals.test.ts fails loudly
+ * when an upgrade changes what is used here.
+ */
+
+// firebase-tools ships no type declarations; these are the members this module uses.
+interface StorageEmulatorArgs {
+  projectId: string;
+  host: string;
+  port: number;
+  rules: { name: string; content: string };
+  auto_download: boolean;
+}
+interface StorageEmulatorInstance {
+  reset(): void;
+  getName(): string;
+}
+type StorageEmulatorClass = new (args: StorageEmulatorArgs) => StorageEmulatorInstance;
+
+// Resolved from the root package.json, which pins firebase-tools.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { StorageEmulator } = require("firebase-tools/lib/emulator/storage") as { StorageEmulator: StorageEmulatorClass };
+const { EmulatorRegistry } = require("firebase-tools/lib/emulator/registry") as {
+  EmulatorRegistry: { start(instance: StorageEmulatorInstance): Promise<void>; stop(name: string): Promise<void> };
+};
+const { Emulators } = require("firebase-tools/lib/emulator/types") as { Emulators: { STORAGE: string } };
+
+/** A ruleset that permits nothing; the emulator checks admin credentials and download tokens first. */
+export const denyAllRuleset = {
+  async verify() {
+    return { permitted: false, issues: { exist: () => false, all: [] as string[] } };
+  },
+};
+
+/** A rules manager serving `denyAllRuleset`; the base class would start the Java rules runtime. */
+const denyAllRulesManager = {
+  start: async () => [],
+  stop: async () => undefined,
+  getRuleset: () => denyAllRuleset,
+};
+
+/** Stands in for the Java rules runtime, which is never started. */
+const noRulesRuntime = {
+  alive: true,
+  async start() {},
+  async stop() {},
+};
+
+class StorageEmulatorWithoutRulesRuntime extends StorageEmulator {
+  constructor(args: StorageEmulatorArgs) {
+    super(args);
+    (this as unknown as { _rulesRuntime: unknown })._rulesRuntime = noRulesRuntime;
+  }
+
+  // Called from the base constructor, before `_rulesRuntime` is replaced: must not touch it.
+  createRulesManager() {
+    return denyAllRulesManager;
+  }
+}
+
+export interface StorageFallback {
+  stop(): Promise<void>;
+  /** Forgets every stored object (tests). */
+  reset(): void;
+}
+
+export async function startStorageFallback(projectId: string, port: number, host = "127.0.0.1"): Promise<StorageFallback> {
+  const emulator = new StorageEmulatorWithoutRulesRuntime({
+    projectId,
+    host,
+    port,
+    rules: { name: "storage.rules", content: "" },
+    auto_download: false,
+  });
+  // The emulator builds self links and upload URLs from the registry, so it must be registered.
+  await EmulatorRegistry.start(emulator);
+  return {
+    stop: () => EmulatorRegistry.stop(Emulators.STORAGE),
+    reset: () => emulator.reset(),
+  };
+}
