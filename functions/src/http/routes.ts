@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import { authenticate } from "./authenticate";
 import { TARGET_FORMS, targetFromParams, type Target } from "./target";
 
 export const PERMISSIONS = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"] as const;
@@ -32,8 +33,11 @@ export function targetRouter(routes: readonly RouteDefinition[]): Router {
   for (const route of routes) {
     for (const form of TARGET_FORMS) {
       const pattern = `${form}${route.path}`;
-      router[route.method](pattern, async (req, res) => {
+      const named: RequestHandler = (_req, res, next) => {
         res.locals.route = pattern; // logged instead of the raw path, which holds ids
+        next();
+      };
+      router[route.method](pattern, named, authenticate, async (req, res) => {
         await route.handle({ target: targetFromParams(req.params), req, res });
       });
     }

@@ -1,0 +1,27 @@
+import type { App } from "firebase-admin/app";
+import type { Auth } from "firebase-admin/auth";
+import type { Firestore } from "firebase-admin/firestore";
+
+// The Admin SDK, initialised on first use: each firebase-admin module is loaded only by the
+// function that needs it (cold start). Credentials, project and bucket come from the runtime.
+
+let app: App | undefined;
+
+export function adminApp(): App {
+  if (!app) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
+    app = getApps()[0] ?? initializeApp();
+  }
+  return app;
+}
+
+export function auth(): Auth {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("firebase-admin/auth") as typeof import("firebase-admin/auth")).getAuth(adminApp());
+}
+
+export function db(): Firestore {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("firebase-admin/firestore") as typeof import("firebase-admin/firestore")).getFirestore(adminApp());
+}

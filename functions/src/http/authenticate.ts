@@ -1,0 +1,144 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { RequestHandler } from "express";
+import { AUTH_CACHE_TTL_MS, identityToolkitUrl, params } from "../config";
+import { auth } from "../firebase";
+import { HttpError } from "./errors";
+import { TtlCache } from "./ttlCache";
+
+/** Who is calling, once authenticated. */
+export interface Caller {
+  uid: string;
+  scheme: "bearer" | "basic";
+}
+
+const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="firebase", Basic realm="firebase", charset="UTF-8"' };
+const unauthorized = (message: string) => new HttpError(401, message, CHALLENGE);
+
+/** Calls made to the Auth backend by this instance, by kind (read by tests and benchmarks). */
+export const authBackendCalls = { lookupUser: 0, signInWithPassword: 0 };
+
+// --- Bearer: a Firebase ID token -------------------------------------------------------------
+
+interface UserStatus {
+  disabled: boolean;
+  /** Tokens issued before this time (seconds) are revoked. */
+  validAfterSeconds: number;
+}
+const userStatusCache = new TtlCache<UserStatus>(AUTH_CACHE_TTL_MS);
+
+async function userStatus(uid: string): Promise<UserStatus | undefined> {
+  const cached = userStatusCache.get(uid);
+  if (cached) return cached;
+  authBackendCalls.lookupUser++;
+  try {
+    const user = await auth().getUser(uid);
+    const validAfter = user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) / 1000 : 0;
+    const status = { disabled: user.disabled, validAfterSeconds: Math.floor(validAfter) };
+    userStatusCache.set(uid, status);
+    return status;
+  } catch (error) {
+    if ((error as { code?: string }).code === "auth/user-not-found") return undefined;
+    throw new HttpError(503, "The authentication service is unavailable; try again shortly.");
+  }
+}
+
+const TOKEN_ERRORS: Record<string, string> = {
+  "auth/id-token-expired": "The ID token has expired; get a fresh one from Firebase Auth.",
+  "auth/argument-error": "The ID token is malformed.",
+  "auth/invalid-argument": "The ID token is malformed.",
+};
+
+/**
+ * Verifies the token's signature and claims (locally, against Google's cached public keys), then
+ * rejects tokens of disabled users and tokens issued before a revocation. That second check asks
+ * the Auth backend, so its answer is cached per user for at most AUTH_CACHE_TTL_MS.
+ */
+async function verifyBearer(token: string): Promise<Caller> {
+  let decoded;
+  try {
+    decoded = await auth().verifyIdToken(token);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    throw unauthorized(TOKEN_ERRORS[code] ?? "The ID token is invalid.");
+  }
+  const status = await userStatus(decoded.uid);
+  if (!status) throw unauthorized("The user of this ID token no longer exists.");
+  if (status.disabled) throw unauthorized("This user account is disabled.");
+  if (decoded.auth_time < status.validAfterSeconds) throw unauthorized("The ID token has been revoked; sign in again.");
+  return { uid: decoded.uid, scheme: "bearer" };
+}
+
+// --- Basic: email:password --------------------------------------------------------------------
+
+// Successful credentials are remembered under an HMAC with a key that never leaves this
+// instance, so the cache holds no password and no reversible form of one.
+const credentialKey = randomBytes(32);
+const credentialCache = new TtlCache<string>(AUTH_CACHE_TTL_MS);
+const SIGN_IN_TIMEOUT_MS = 5_000;
+
+async function signInWithPassword(email: string, password: string): Promise<string> {
+  authBackendCalls.signInWithPassword++;
+  let res: Response;
+  try {
+    res = await fetch(`${identityToolkitUrl()}/v1/accounts:signInWithPassword?key=${encodeURIComponent(params.webApiKey.value())}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password, returnSecureToken: false }),
+      signal: AbortSignal.timeout(SIGN_IN_TIMEOUT_MS),
+    });
+  } catch {
+    throw new HttpError(503, "The authentication service is unreachable; try again shortly.");
+  }
+  const body = (await res.json().catch(() => ({}))) as { localId?: string; error?: { message?: string } };
+  if (res.ok && typeof body.localId === "string") return body.localId;
+  const reason = body.error?.message ?? "";
+  if (reason.startsWith("TOO_MANY_ATTEMPTS_TRY_LATER")) {
+    throw new HttpError(429, "Too many failed sign-in attempts for this account; try again later.", { "Retry-After": "60" });
+  }
+  if (res.status === 400 && /^(INVALID_LOGIN_CREDENTIALS|EMAIL_NOT_FOUND|INVALID_PASSWORD|USER_DISABLED|INVALID_EMAIL|MISSING_PASSWORD)/.test(reason)) {
+    throw unauthorized("The email or password is incorrect, or the account is disabled.");
+  }
+  // Anything else (bad API key, password sign-in disabled, a 5xx) is ours to fix, not the caller's.
+  throw new HttpError(503, "Password authentication is unavailable; try again shortly or use a Bearer ID token.");
+}
+
+async function verifyBasic(encoded: string): Promise<Caller> {
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  // Strict base64: re-encoding must give back what was sent (padding aside).
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") !== encoded.replace(/=+$/, "")) {
+    throw unauthorized("Basic credentials must be base64(email:password).");
+  }
+  const colon = decoded.indexOf(":");
+  if (colon <= 0 || colon === decoded.length - 1) throw unauthorized("Basic credentials must be base64(email:password), both non-empty.");
+  const email = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  const cacheKey = createHmac("sha256", credentialKey).update(decoded).digest("base64");
+  let uid = credentialCache.get(cacheKey);
+  if (!uid) {
+    uid = await signInWithPassword(email, password);
+    credentialCache.set(cacheKey, uid); // only on a fresh check: a hit must not extend the 60 s
+  }
+  return { uid, scheme: "basic" };
+}
+
+// --- The middleware ---------------------------------------------------------------------------
+
+/** Reads the Authorization header (SPEC.md section 5) and puts the caller in `res.locals.caller`. */
+export const authenticate: RequestHandler = async (req, res, next) => {
+  const header = req.headers.authorization;
+  if (!header) throw unauthorized("Authentication required: send Authorization: Bearer <ID token> or Basic <base64(email:password)>.");
+  const match = /^(\S+) +(\S+)$/.exec(header.trim());
+  if (!match) throw unauthorized("The Authorization header must be 'Bearer <ID token>' or 'Basic <base64(email:password)>'.");
+  const [, scheme, credentials] = match;
+  switch (scheme.toLowerCase()) {
+    case "bearer":
+      res.locals.caller = await verifyBearer(credentials);
+      break;
+    case "basic":
+      res.locals.caller = await verifyBasic(credentials);
+      break;
+    default:
+      throw unauthorized(`Unsupported authorization scheme; use Bearer or Basic.`);
+  }
+  next();
+};

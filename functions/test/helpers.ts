@@ -1,0 +1,62 @@
+import { URLS } from "../stack/config";
+import { DEMO_PASSWORD } from "../stack/examples";
+
+/** Every request of a test has a timeout: a function that failed to load makes the emulator hang. */
+export const REQUEST_TIMEOUT_MS = 20_000;
+
+export interface CallOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON with its content type, unless it is a string (sent as is). */
+  body?: unknown;
+  auth?: { bearer: string } | { basic: string } | { header: string };
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export async function call(url: string, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth && "bearer" in options.auth) headers.authorization = `Bearer ${options.auth.bearer}`;
+  if (options.auth && "basic" in options.auth) headers.authorization = basicHeader(options.auth.basic);
+  if (options.auth && "header" in options.auth) headers.authorization = options.auth.header;
+  let body: string | undefined;
+  if (typeof options.body === "string") body = options.body;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(url, { method: options.method ?? "GET", headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export const basicHeader = (email: string, password = DEMO_PASSWORD) =>
+  `Basic ${Buffer.from(`${email}:${password}`, "utf8").toString("base64")}`;
+
+/** Signs a demo user in through the auth emulator and returns a fresh ID token. */
+export async function idTokenFor(email: string, password = DEMO_PASSWORD): Promise<string> {
+  const res = await call(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=test-key`, {
+    method: "POST",
+    body: { email, password, returnSecureToken: true },
+  });
+  if (typeof res.json?.idToken !== "string") throw new Error(`sign-in of ${email} failed: ${res.text}`);
+  return res.json.idToken as string;
+}
+
+/** The base URLs under which both functions answer: their own URLs and the hosting rewrites. */
+export const BASES = {
+  api: { functionUrl: `${URLS.api}/api`, hosting: `${URLS.hosting}/api` },
+  print: { functionUrl: `${URLS.print}/print`, hosting: `${URLS.hosting}/print` },
+} as const;

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { TARGET_FORMS, targetFromParams } from "../../src/http/target";
+
+describe("targetFromParams", () => {
+  it.each([
+    [{ siteId: "s" }, { kind: "site", siteId: "s" }],
+    [{ tenantId: "t" }, { kind: "tenant", tenantId: "t" }],
+    [{ tenantId: "t", divisionId: "d" }, { kind: "division", tenantId: "t", divisionId: "d" }],
+    [{ organizationId: "o" }, { kind: "organization", organizationId: "o" }],
+    [{ organizationId: "o", tenantId: "t" }, { kind: "tenant", organizationId: "o", tenantId: "t" }],
+    [{ organizationId: "o", tenantId: "t", divisionId: "d" }, { kind: "division", organizationId: "o", tenantId: "t", divisionId: "d" }],
+  ])("%o -> %o", (params, target) => {
+    expect(targetFromParams({ ...params, userId: "ignored" })).toEqual(target);
+  });
+
+  it("covers the six forms of SPEC.md, each naming its parameters", () => {
+    expect(TARGET_FORMS).toHaveLength(6);
+    for (const form of TARGET_FORMS) {
+      const params = Object.fromEntries([...form.matchAll(/:(\w+)/g)].map(([, name]) => [name, "x"]));
+      expect(() => targetFromParams(params)).not.toThrow();
+    }
+  });
+
+  it("refuses parameters that match no form (a route registered outside TARGET_FORMS)", () => {
+    expect(() => targetFromParams({ userId: "u" })).toThrow(/no target parameters/);
+  });
+});

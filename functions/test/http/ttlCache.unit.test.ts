@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { TtlCache } from "../../src/http/ttlCache";
+
+describe("TtlCache", () => {
+  it("forgets an entry once its time to live has passed, not before", () => {
+    let now = 1_000;
+    const cache = new TtlCache<string>(60_000, 10, () => now);
+    cache.set("a", "x");
+    now += 59_999;
+    expect(cache.get("a")).toBe("x");
+    now += 1;
+    expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("does not extend an entry's life when it is read", () => {
+    let now = 0;
+    const cache = new TtlCache<number>(100, 10, () => now);
+    cache.set("k", 1);
+    for (now = 10; now < 100; now += 10) expect(cache.get("k")).toBe(1);
+    expect(cache.get("k")).toBeUndefined();
+  });
+
+  it("holds at most maxEntries, dropping the oldest first", () => {
+    const cache = new TtlCache<number>(1_000, 2);
+    cache.set("a", 1);
+    cache.set("b", 2);
+    cache.set("c", 3);
+    expect(cache.size).toBe(2);
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("c")).toBe(3);
+  });
+});

@@ -1,0 +1,70 @@
+import { Client } from "@sendgrid/client";
+import { MailService } from "@sendgrid/mail";
+import { beforeEach, describe, expect, it } from "vitest";
+import { URLS } from "../../stack/config";
+import { call } from "../helpers";
+
+// The real @sendgrid/mail client, with only its base URL changed, as the print function uses it.
+const client = new Client();
+const sgMail = new MailService();
+sgMail.setClient(client);
+sgMail.setApiKey("SG.local-test-key");
+client.setDefaultRequest("baseUrl", URLS.mailSink); // after setApiKey, which resets the base URL
+
+const pdfBytes = Buffer.from("%PDF-1.7\n% a tiny stand-in\n%%EOF\n");
+
+describe("mail sink", () => {
+  beforeEach(async () => {
+    await call(`${URLS.mailSink}/behaviour`, { method: "PUT", body: {} });
+    await call(`${URLS.mailSink}/messages`, { method: "DELETE" });
+  });
+
+  it("captures a message sent by @sendgrid/mail, attachment included, and answers like SendGrid", async () => {
+    const [response] = await sgMail.send({
+      to: ["one@example.com", "two@example.com"],
+      from: { email: "print@example.com", name: "Print service" },
+      subject: "Your PDF",
+      text: "Attached.",
+      attachments: [{ content: pdfBytes.toString("base64"), filename: "report.pdf", type: "application/pdf", disposition: "attachment" }],
+    });
+    expect(response.statusCode).toBe(202);
+    const messageId = response.headers["x-message-id"];
+    expect(messageId).toEqual(expect.any(String));
+
+    const { json: messages } = await call(`${URLS.mailSink}/messages`);
+    expect(messages).toHaveLength(1);
+    const [message] = messages;
+    expect(message.id).toBe(messageId);
+    expect(message.authorization).toBe("Bearer SG.local-test-key");
+    expect(message.body.personalizations[0].to.map((t: { email: string }) => t.email)).toEqual(["one@example.com", "two@example.com"]);
+    expect(message.body.subject).toBe("Your PDF");
+    expect(message.body.content).toEqual([{ type: "text/plain", value: "Attached." }]);
+    expect(Buffer.from(message.body.attachments[0].content, "base64").equals(pdfBytes)).toBe(true);
+    expect(message.body.attachments[0]).toMatchObject({ filename: "report.pdf", type: "application/pdf" });
+  });
+
+  it("rejects malformed mail with 400 and SendGrid's error shape, capturing nothing", async () => {
+    const res = await call(`${URLS.mailSink}/v3/mail/send`, {
+      method: "POST",
+      auth: { bearer: "SG.key" },
+      body: { from: { email: "a@example.com" }, subject: "s", content: [{ type: "text/plain", value: "x" }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0]).toMatchObject({ field: "personalizations" });
+    expect((await call(`${URLS.mailSink}/messages`)).json).toEqual([]);
+  });
+
+  it("rejects a send without an API key with 401", async () => {
+    const res = await call(`${URLS.mailSink}/v3/mail/send`, { method: "POST", body: {} });
+    expect(res.status).toBe(401);
+  });
+
+  it("fails sends on request, for fault tests, and recovers", async () => {
+    await call(`${URLS.mailSink}/behaviour`, { method: "PUT", body: { status: 500 } });
+    const mail = { to: "a@example.com", from: "b@example.com", subject: "s", text: "t" };
+    await expect(sgMail.send(mail)).rejects.toMatchObject({ code: 500 });
+    await call(`${URLS.mailSink}/behaviour`, { method: "PUT", body: {} });
+    const [ok] = await sgMail.send(mail);
+    expect(ok.statusCode).toBe(202);
+  });
+});

@@ -1,0 +1,23 @@
+import { defineConfig } from "vitest/config";
+
+// Two kinds of tests, mirroring src/ and stack/:
+//   *.unit.test.ts   pure functions, no emulator
+//   *.stack.test.ts  through the local stack, which test/globalSetup.ts starts once with the real
+//                    launcher (`npm start`'s) and stops at the end, checking that nothing is left.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "unit", include: ["test/**/*.unit.test.ts"] } },
+      {
+        test: {
+          name: "stack",
+          include: ["test/**/*.stack.test.ts"],
+          globalSetup: ["test/globalSetup.ts"],
+          fileParallelism: false, // the files share one stack and its demo data
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
