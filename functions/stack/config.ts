@@ -47,6 +47,8 @@ export const EMULATOR_ENV = {
   // Read by the print function only under the emulator: where @sendgrid/mail sends.
   SENDGRID_API_URL: URLS.mailSink,
   GCLOUD_PROJECT: PROJECT_ID,
+  // Google's client libraries otherwise probe the cloud metadata server (a non-local address).
+  METADATA_SERVER_DETECTION: "none",
 } as const;
 
 /** firebase-tools settings for this machine (DESIGN.md): no metadata probe, no update check. */

@@ -39,16 +39,23 @@ export default async function setup(): Promise<() => Promise<void>> {
     void exited.then((code) => (clearTimeout(timer), reject(new Error(`The stack exited with code ${code} before it was ready:\n${output}\nsee ${LOG}`))));
   });
 
+  // vitest only logs an error thrown here and still exits 0, so a failed check sets the exit code.
+  const fail = (message: string) => {
+    console.error(`\nFAILED after the tests: ${message}`);
+    process.exitCode = 1;
+  };
+
   return async () => {
     child.kill("SIGINT");
     const code = await Promise.race([exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), STOP_TIMEOUT_MS).unref())]);
     if (code === "timeout") {
       child.kill("SIGKILL");
-      throw new Error(`The stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGINT`);
+      return fail(`the stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGINT (Ctrl-C)`);
     }
     log.end();
     const held = [];
     for (const [part, port] of Object.entries(PORTS)) if (await portOpen(port)) held.push(`${part} (${port})`);
-    if (held.length > 0) throw new Error(`After SIGINT these ports are still held: ${held.join(", ")}`);
+    if (held.length > 0) fail(`after SIGINT (Ctrl-C) these ports are still held: ${held.join(", ")}`);
+    else console.log("The stack stopped on SIGINT and released every port.");
   };
 }
