@@ -5,15 +5,19 @@ import { REGION } from "./config";
 // Each function imports its own app on its first request, so an instance of `print` never loads
 // the api routes and their dependencies, and the other way round (cold start; README).
 
+// `cors: false` leaves CORS to each app (allow-list from the CORS_ORIGINS param). Without it the
+// functions emulator wraps every function in a CORS layer that allows any origin.
+const options = { region: REGION, cors: false };
+
 let apiApp: Promise<Express> | undefined;
 let printApp: Promise<Express> | undefined;
 
-export const api = onRequest({ region: REGION }, async (req, res) => {
+export const api = onRequest(options, async (req, res) => {
   apiApp ??= import("./api/app").then((m) => m.createApiApp());
   (await apiApp)(req, res);
 });
 
-export const print = onRequest({ region: REGION }, async (req, res) => {
+export const print = onRequest(options, async (req, res) => {
   printApp ??= import("./print/app").then((m) => m.createPrintApp());
   (await printApp)(req, res);
 });

@@ -1,5 +1,7 @@
+import cors from "cors";
 import express, { type Router } from "express";
-import { MAX_BODY_BYTES } from "../config";
+import helmet from "helmet";
+import { MAX_BODY_BYTES, params } from "../config";
 import { errorHandler, notFoundHandler } from "./errorHandler";
 import { jsonBody } from "./jsonBody";
 import { requestContext } from "./requestContext";
@@ -14,6 +16,8 @@ export function createApp(mountPath: string, router: Router): express.Express {
   app.disable("x-powered-by");
   app.set("trust proxy", true);
   app.use(requestContext);
+  app.use(helmet());
+  app.use(cors(corsOptions()));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
@@ -26,4 +30,24 @@ export function createApp(mountPath: string, router: Router): express.Express {
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * Browsers may call from the origins of the CORS_ORIGINS param ("*": any). Preflight requests are
+ * answered here, before authentication; credentials travel in the Authorization header, never
+ * in cookies, so no origin ever gets `Access-Control-Allow-Credentials`.
+ */
+function corsOptions(): cors.CorsOptions {
+  const origins = params.corsOrigins
+    .value()
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return {
+    origin: origins.includes("*") ? "*" : origins,
+    methods: ["GET", "POST", "DELETE"],
+    allowedHeaders: ["Authorization", "Content-Type"],
+    exposedHeaders: ["X-Request-Id", "Retry-After"],
+    maxAge: 600,
+  };
 }

@@ -3,6 +3,7 @@ import type { RequestHandler } from "express";
 import { AUTH_CACHE_TTL_MS, identityToolkitUrl, params } from "../config";
 import { auth } from "../firebase";
 import { HttpError } from "./errors";
+import { countBackendCall } from "./requestContext";
 import { TtlCache } from "./ttlCache";
 
 /** Who is calling, once authenticated. */
@@ -13,9 +14,6 @@ export interface Caller {
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="firebase", Basic realm="firebase", charset="UTF-8"' };
 const unauthorized = (message: string) => new HttpError(401, message, CHALLENGE);
-
-/** Calls made to the Auth backend by this instance, by kind (read by tests and benchmarks). */
-export const authBackendCalls = { lookupUser: 0, signInWithPassword: 0 };
 
 // --- Bearer: a Firebase ID token -------------------------------------------------------------
 
@@ -29,7 +27,7 @@ const userStatusCache = new TtlCache<UserStatus>(AUTH_CACHE_TTL_MS);
 async function userStatus(uid: string): Promise<UserStatus | undefined> {
   const cached = userStatusCache.get(uid);
   if (cached) return cached;
-  authBackendCalls.lookupUser++;
+  countBackendCall("auth");
   try {
     const user = await auth().getUser(uid);
     const validAfter = user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) / 1000 : 0;
@@ -42,10 +40,15 @@ async function userStatus(uid: string): Promise<UserStatus | undefined> {
   }
 }
 
+// firebase-admin's codes. The last three come from verifyIdToken itself only under the auth
+// emulator, where it always checks revocation; in production the check below does that work.
 const TOKEN_ERRORS: Record<string, string> = {
   "auth/id-token-expired": "The ID token has expired; get a fresh one from Firebase Auth.",
-  "auth/argument-error": "The ID token is malformed.",
-  "auth/invalid-argument": "The ID token is malformed.",
+  "auth/argument-error": "The ID token is invalid: malformed, or not issued for this project.",
+  "auth/invalid-argument": "The ID token is invalid: malformed, or not issued for this project.",
+  "auth/id-token-revoked": "The ID token has been revoked; sign in again.",
+  "auth/user-disabled": "This user account is disabled.",
+  "auth/user-not-found": "The user of this ID token no longer exists.",
 };
 
 /**
@@ -77,7 +80,7 @@ const credentialCache = new TtlCache<string>(AUTH_CACHE_TTL_MS);
 const SIGN_IN_TIMEOUT_MS = 5_000;
 
 async function signInWithPassword(email: string, password: string): Promise<string> {
-  authBackendCalls.signInWithPassword++;
+  countBackendCall("auth");
   let res: Response;
   try {
     res = await fetch(`${identityToolkitUrl()}/v1/accounts:signInWithPassword?key=${encodeURIComponent(params.webApiKey.value())}`, {

@@ -1,12 +1,18 @@
+import { STATUS_CODES } from "node:http";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { HttpError, errorBody } from "./errors";
 import * as logs from "../logs";
 
-/** Errors from body-parser and other http-errors style middleware carry a status meant for the client. */
-function clientStatusOf(error: unknown): number | undefined {
+/**
+ * Errors from body-parser, the router (an undecodable path) and other http-errors style code carry
+ * a 4xx status meant for the client; their message is shown only when they mark it as safe.
+ */
+function clientError(error: unknown): { status: number; message: string } | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  const { status, expose } = error as { status?: unknown; expose?: unknown };
-  return typeof status === "number" && status >= 400 && status < 500 && expose === true ? status : undefined;
+  const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
+  const safe = expose === true && typeof message === "string";
+  return { status, message: safe ? message : `The request could not be understood (${STATUS_CODES[status] ?? status}).` };
 }
 
 /** The JSON 404 for every path that no route matches. Mounted after all routes. */
@@ -25,11 +31,10 @@ export const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
     res.set(error.headers).status(error.statusCode).json(errorBody(error.statusCode, error.message));
     return;
   }
-  const clientStatus = clientStatusOf(error);
-  if (clientStatus !== undefined) {
-    const message = (error as Error).message;
-    logs.requestRefused(clientStatus, message);
-    res.status(clientStatus).json(errorBody(clientStatus, message));
+  const client = clientError(error);
+  if (client) {
+    logs.requestRefused(client.status, client.message);
+    res.status(client.status).json(errorBody(client.status, client.message));
     return;
   }
   logs.unexpectedError(error);

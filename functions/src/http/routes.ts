@@ -1,22 +1,26 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { authenticate } from "./authenticate";
-import { TARGET_FORMS, targetFromParams, type Target } from "./target";
+import type { z } from "zod";
+import { authorize, resolveAccess, type Access, type Feature, type Permission } from "./access";
+import { authenticate, type Caller } from "./authenticate";
+import { badRequest } from "./errors";
+import { assertValidId } from "./ids";
+import { TARGET_FORMS, targetFromParams } from "./target";
+import { parseOr400 } from "./validation";
 
-export const PERMISSIONS = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
-export const FEATURES = ["PEOPLE_MANAGEMENT"] as const;
-export type Feature = (typeof FEATURES)[number];
-
-/** What a route handler gets: the parsed target and the raw request/response. */
-export interface RouteContext {
-  target: Target;
+/** What a route handler gets once the pipeline has passed. */
+export interface RouteContext<Q, B> {
+  caller: Caller;
+  access: Access;
+  /** Path parameters below the target (e.g. `userId`), each a valid id. */
+  params: Record<string, string>;
+  query: Q;
+  body: B;
   req: Request;
   res: Response;
 }
 
-/** One route, declared with everything the pipeline needs to know about it. */
-export interface RouteDefinition {
+/** One route, declaring everything the pipeline checks before its handler runs. */
+export interface RouteDefinition<Q = Record<string, never>, B = undefined> {
   method: "get" | "post" | "delete";
   /** Path below the target, e.g. `/user/:userId/restore`. */
   path: string;
@@ -24,22 +28,59 @@ export interface RouteDefinition {
   anyOf: readonly Permission[];
   /** A feature flag that must be enabled on the target. */
   feature?: Feature;
-  handle(context: RouteContext): Promise<void>;
+  /** Schema of the query string; without one, any query parameter is refused. */
+  query?: z.ZodType<Q>;
+  /** Schema of the JSON body; without one, the route takes no body. */
+  body?: z.ZodType<B>;
+  handle(context: RouteContext<Q, B>): Promise<void>;
+}
+
+/** Declares a route, inferring its query and body types from the schemas. */
+export const defineRoute = <Q = Record<string, never>, B = undefined>(route: RouteDefinition<Q, B>) => route;
+
+const PARAM_LABELS: Record<string, string> = { userId: "user id" };
+
+function isEmptyBody(body: unknown): boolean {
+  return body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+}
+
+/**
+ * The request pipeline, in order: authenticate (401), parse the target path (400), resolve the
+ * target (404), authorize (401), validate path ids, query and body (400), then the handler.
+ */
+function pipeline<Q, B>(route: RouteDefinition<Q, B>, pattern: string): RequestHandler[] {
+  const named: RequestHandler = (_req, res, next) => {
+    res.locals.route = pattern; // logged instead of the raw path, which holds ids
+    next();
+  };
+  const handle: RequestHandler = async (req, res) => {
+    const caller = res.locals.caller as Caller;
+    const target = targetFromParams(req.params);
+    const access = await resolveAccess(target, caller.uid);
+    authorize(access, route.anyOf, route.feature);
+
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.params)) {
+      if (!(name in PARAM_LABELS) || typeof value !== "string") continue;
+      params[name] = assertValidId(PARAM_LABELS[name], value);
+    }
+    const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
+    if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
+    const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
+    if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
+
+    await route.handle({ caller, access, params, query: query as Q, body: body as B, req, res });
+  };
+  return [named, authenticate, handle];
 }
 
 /** Registers each route under every target form (SPEC.md: every route is target-scoped). */
-export function targetRouter(routes: readonly RouteDefinition[]): Router {
+export function targetRouter(routes: readonly RouteDefinition<any, any>[]): Router { // eslint-disable-line @typescript-eslint/no-explicit-any
   const router = Router();
   for (const route of routes) {
     for (const form of TARGET_FORMS) {
       const pattern = `${form}${route.path}`;
-      const named: RequestHandler = (_req, res, next) => {
-        res.locals.route = pattern; // logged instead of the raw path, which holds ids
-        next();
-      };
-      router[route.method](pattern, named, authenticate, async (req, res) => {
-        await route.handle({ target: targetFromParams(req.params), req, res });
-      });
+      router[route.method](pattern, ...pipeline(route, pattern));
     }
   }
   return router;

@@ -1,0 +1,269 @@
+import { randomUUID } from "node:crypto";
+import { getAuth } from "firebase-admin/auth";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ID } from "../../stack/config";
+import { stackAdminApp } from "../../stack/seedStack";
+import { BASES, basicHeader, call, idTokenFor } from "../helpers";
+
+const api = BASES.api.functionUrl;
+const printBase = BASES.print.functionUrl;
+const adminAuth = () => getAuth(stackAdminApp());
+
+/** An unsigned token shaped like the auth emulator's, with claims overridden. */
+function emulatorToken(claims: Record<string, unknown>): string {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = {
+    iss: `https://securetoken.google.com/${PROJECT_ID}`,
+    aud: PROJECT_ID,
+    auth_time: now,
+    user_id: "north-admin",
+    sub: "north-admin",
+    iat: now,
+    exp: now + 3600,
+    firebase: { identities: {}, sign_in_provider: "password" },
+    ...claims,
+  };
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  return `${part({ alg: "none", typ: "JWT" })}.${part(payload)}.`;
+}
+
+/** A user that no function instance has seen yet (its status is not cached anywhere). */
+async function freshUser(): Promise<{ uid: string; email: string; token: string }> {
+  const uid = `pipeline-${randomUUID()}`;
+  const email = `${uid}@example.test`;
+  await adminAuth().createUser({ uid, email, password: "fresh-password" });
+  return { uid, email, token: await idTokenFor(email, "fresh-password") };
+}
+
+const rolesOf = (targetPath: string) => `${api}${targetPath}/roles`;
+
+describe("authentication", () => {
+  let adminToken: string;
+  beforeAll(async () => {
+    adminToken = await idTokenFor("north-admin@acme.test");
+  });
+
+  it("lets a valid Bearer token through the whole pipeline (the route itself is not built yet: 501)", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: adminToken } });
+    expect(res.status).toBe(501);
+  });
+
+  it.each([
+    ["no header", undefined, /Authentication required/],
+    ["an unknown scheme", "Token abc", /Unsupported authorization scheme/],
+    ["a scheme without credentials", "Bearer", /must be 'Bearer <ID token>' or 'Basic/],
+    ["an empty Bearer token", "Bearer   ", /must be 'Bearer <ID token>' or 'Basic/],
+    ["a token that is not a JWT", "Bearer not-a-jwt", /ID token/],
+    ["Basic that is not base64", "Basic !!!***", /base64\(email:password\)/],
+    ["Basic without a colon", `Basic ${Buffer.from("north-admin@acme.test").toString("base64")}`, /base64\(email:password\)/],
+    ["Basic with an empty password", `Basic ${Buffer.from("north-admin@acme.test:").toString("base64")}`, /both non-empty/],
+    ["Basic with a wrong password", basicHeader("north-admin@acme.test", "wrong-password"), /email or password is incorrect/],
+    ["Basic with an unknown email", basicHeader("nobody-at-all@acme.test"), /email or password is incorrect/],
+    ["an expired token", `Bearer ${emulatorToken({ exp: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 3700 })}`, /expired/],
+    ["a token for another project", `Bearer ${emulatorToken({ aud: "another-project" })}`, /invalid/],
+    ["a token from another issuer", `Bearer ${emulatorToken({ iss: "https://evil.example/" })}`, /invalid/],
+    ["a token of a user that does not exist", `Bearer ${emulatorToken({ user_id: "ghost", sub: "ghost" })}`, /no longer exists/],
+  ])("refuses %s with 401, a challenge and a clear message", async (_name, header, message) => {
+    const res = await call(rolesOf("/tenant/acme-north"), header ? { auth: { header } } : {});
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="firebase", Basic realm="firebase"/);
+    expect(res.json).toEqual({ statusCode: 401, error: "Unauthorized", message: expect.stringMatching(message) });
+  });
+
+  it("refuses a token of a user disabled after sign-in", async () => {
+    const user = await freshUser();
+    await adminAuth().updateUser(user.uid, { disabled: true });
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/disabled/);
+  });
+
+  it("refuses a token issued before its user's tokens were revoked", async () => {
+    const user = await freshUser();
+    await new Promise((r) => setTimeout(r, 1_100)); // revocation has one-second resolution
+    await adminAuth().revokeRefreshTokens(user.uid);
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/revoked/);
+  });
+
+  it("refuses Basic credentials of a disabled user", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader("disabled@acme.test") } });
+    expect(res.status).toBe(401);
+  });
+
+  it("never echoes credentials", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader("north-admin@acme.test", "s3cret-guess") } });
+    expect(res.text).not.toContain("s3cret-guess");
+    expect(res.text).not.toContain(Buffer.from("north-admin@acme.test:s3cret-guess").toString("base64"));
+  });
+});
+
+describe("target paths", () => {
+  let orgAdmin: string;
+  beforeAll(async () => {
+    orgAdmin = await idTokenFor("org-admin@acme.test");
+  });
+
+  it.each([
+    "/organization/acme",
+    "/organization/acme/tenant/acme-north",
+    "/organization/acme/tenant/acme-north/division/ops",
+    "/tenant/acme-north",
+    "/tenant/acme-north/division/ops",
+  ])("an organization ADMIN passes on %s (grants apply below)", async (targetPath) => {
+    const res = await call(rolesOf(targetPath), { auth: { bearer: orgAdmin } });
+    expect(res.status).toBe(501);
+  });
+
+  it("a site READ grant passes the print pipeline on the site", async () => {
+    const res = await call(`${printBase}/site/harbor/print`, { method: "POST", auth: { basic: "reader@harbor.test" }, body: { objectInstanceId: "harbor-log" } });
+    expect(res.status).toBe(501);
+  });
+
+  it.each([
+    ["/organization/nope", /Organization 'nope' does not exist/],
+    ["/tenant/nope", /Tenant 'nope' does not exist/],
+    ["/site/nope", /Site 'nope' does not exist/],
+    ["/organization/acme/tenant/solo", /No tenant 'solo' in organization 'acme'/],
+    ["/organization/acme/tenant/nope", /No tenant 'nope' in organization 'acme'/],
+    ["/tenant/acme-south/division/ops", /No division 'ops' in tenant 'acme-south'/],
+    ["/organization/acme/tenant/acme-south/division/ops", /No division 'ops' in tenant 'acme-south' of organization 'acme'/],
+  ])("an unknown or inconsistent target %s is 404", async (targetPath, message) => {
+    const res = await call(rolesOf(targetPath), { auth: { bearer: orgAdmin } });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: expect.stringMatching(message) });
+  });
+
+  it.each([
+    ["/tenant/__x__", /Invalid tenant id: it is reserved/],
+    ["/tenant/a%2Fb", /Invalid tenant id: it contains a slash/],
+    ["/organization/acme/tenant/..%2F..", /Invalid tenant id/],
+    ["/site/%00", /Invalid site id: it contains a control character/],
+    [`/tenant/${"x".repeat(200)}`, /Invalid tenant id: it is longer than 128/],
+  ])("a malformed id in %s is 400", async (targetPath, message) => {
+    const res = await call(rolesOf(targetPath), { auth: { bearer: orgAdmin } });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ statusCode: 400, error: "Bad Request", message: expect.stringMatching(message) });
+  });
+
+  it("a malformed user id is 400", async () => {
+    const res = await call(`${api}/tenant/acme-north/user/__bad__/auth-ownership-status`, { auth: { bearer: orgAdmin } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/Invalid user id/);
+  });
+});
+
+describe("authorization", () => {
+  it("another tenant's ADMIN is refused with 401 naming the permission", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { basic: "south-admin@acme.test" } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/needs the ADMIN permission/);
+  });
+
+  it("a permission that is not among the route's is refused (READ on an ADMIN route)", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { basic: "north-reader@acme.test" } });
+    expect(res.status).toBe(401);
+  });
+
+  it("a division grant does not reach the tenant above it", async () => {
+    const token = await idTokenFor("ops-reader@acme.test");
+    const below = await call(`${printBase}/tenant/acme-north/division/ops/print`, { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "ops-checklist" } });
+    const above = await call(`${printBase}/tenant/acme-north/print`, { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "inspection-short" } });
+    expect(below.status).toBe(501);
+    expect(above.status).toBe(401);
+  });
+
+  it("a feature flag that is off refuses with 401 naming the flag", async () => {
+    const res = await call(`${api}/tenant/acme-south/user/south-admin/restore`, { method: "POST", auth: { basic: "south-admin@acme.test" } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/PEOPLE_MANAGEMENT/);
+  });
+
+  it("an inherited flag lets the route through", async () => {
+    const res = await call(`${api}/tenant/acme-north/user/former-employee/restore`, { method: "POST", auth: { basic: "north-admin@acme.test" } });
+    expect(res.status).toBe(501);
+  });
+});
+
+describe("validation after authorization", () => {
+  const token = () => idTokenFor("north-admin@acme.test");
+
+  it.each([
+    ["limit=0", /'limit': must be at least 1/],
+    ["limit=abc", /'limit': must be a whole number/],
+    ["offset=-3", /'offset': must be a whole number/],
+    ["limit=10&sort=name", /unknown query parameter 'sort'/],
+  ])("roles?%s is 400 naming the parameter", async (qs, message) => {
+    const res = await call(`${rolesOf("/tenant/acme-north")}?${qs}`, { auth: { bearer: await token() } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(message);
+  });
+
+  it.each([
+    [{}, /'objectInstanceId'/],
+    [{ objectInstanceId: 42 }, /'objectInstanceId'/],
+    [{ objectInstanceId: "x", extra: true }, /unknown field 'extra'/],
+    [[1, 2], /body/],
+  ])("print with body %j is 400", async (body, message) => {
+    const res = await call(`${printBase}/tenant/acme-north/print`, { method: "POST", auth: { bearer: await token() }, body });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(message);
+  });
+
+  it("a route without a body refuses one", async () => {
+    const res = await call(`${api}/tenant/acme-north/user/former-employee/restore`, { method: "POST", auth: { bearer: await token() }, body: { force: true } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/takes no request body/);
+  });
+
+  it("validation runs only for callers who may use the route (no 400 oracle for strangers)", async () => {
+    const res = await call(`${rolesOf("/tenant/acme-north")}?limit=0`, { auth: { basic: "north-nobody@acme.test" } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("cost of the pipeline", () => {
+  it("a warm request costs one Firestore round trip and no Auth backend call", async () => {
+    const token = await idTokenFor("north-admin@acme.test");
+    await call(rolesOf("/tenant/acme-north"), { auth: { bearer: token } }); // warms the caches
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: token } });
+    expect(res.headers.get("x-backend-calls")).toBe("firestore=1, auth=0");
+    const basic = { header: basicHeader("north-admin@acme.test") };
+    await call(rolesOf("/organization/acme/tenant/acme-north"), { auth: basic });
+    const again = await call(rolesOf("/organization/acme/tenant/acme-north"), { auth: basic });
+    expect(again.headers.get("x-backend-calls")).toBe("firestore=1, auth=0");
+  });
+
+  it("a first request pays the Auth lookup once", async () => {
+    const user = await freshUser();
+    const first = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(first.status).toBe(401); // no grant: still authenticated first
+    expect(first.headers.get("x-backend-calls")).toMatch(/auth=1$/);
+  });
+});
+
+describe("cross-cutting", () => {
+  it("answers a CORS preflight from an allowed origin without authentication", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:5000", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5000");
+    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
+  it("gives no CORS grant to another origin", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"), { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "GET" } });
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("sets security headers on every answer", async () => {
+    const res = await call(rolesOf("/tenant/acme-north"));
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("strict-transport-security")).toMatch(/max-age/);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+  });
+});

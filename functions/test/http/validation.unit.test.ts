@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { intParam, parseOr400 } from "../../src/http/validation";
+
+const query = z.strictObject({ limit: intParam(1, 200, 50), offset: intParam(0, 10_000, 0) });
+
+describe("parseOr400 with whole-number query parameters", () => {
+  it("applies defaults and converts", () => {
+    expect(parseOr400(query, {}, "query")).toEqual({ limit: 50, offset: 0 });
+    expect(parseOr400(query, { limit: "200", offset: "10000" }, "query")).toEqual({ limit: 200, offset: 10_000 });
+  });
+
+  it.each([
+    [{ limit: "0" }, /'limit': must be at least 1/],
+    [{ limit: "201" }, /'limit': must be at most 200/],
+    [{ limit: "1.5" }, /'limit': must be a whole number/],
+    [{ limit: "-1" }, /'limit': must be a whole number/],
+    [{ limit: "1e2" }, /'limit': must be a whole number/],
+    [{ limit: "" }, /'limit': must be a whole number/],
+    [{ offset: "10001" }, /'offset': must be at most 10000/],
+    [{ limit: ["1", "2"] }, /'limit'/],
+    [{ page: "2" }, /unknown query parameter 'page'/],
+  ])("refuses %o with a 400 naming the parameter", (value, message) => {
+    expect(() => parseOr400(query, value, "query")).toThrow(message);
+    try {
+      parseOr400(query, value, "query");
+    } catch (error) {
+      expect(error).toMatchObject({ statusCode: 400 });
+    }
+  });
+});
