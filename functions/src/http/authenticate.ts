@@ -92,30 +92,51 @@ async function signInWithPassword(email: string, password: string): Promise<stri
   } catch {
     throw new HttpError(503, "The authentication service is unreachable; try again shortly.");
   }
-  const body = (await res.json().catch(() => ({}))) as { localId?: string; error?: { message?: string } };
-  if (res.ok && typeof body.localId === "string") return body.localId;
-  const reason = body.error?.message ?? "";
-  if (reason.startsWith("TOO_MANY_ATTEMPTS_TRY_LATER")) {
-    throw new HttpError(429, "Too many failed sign-in attempts for this account; try again later.", { "Retry-After": "60" });
-  }
-  if (res.status === 400 && /^(INVALID_LOGIN_CREDENTIALS|EMAIL_NOT_FOUND|INVALID_PASSWORD|USER_DISABLED|INVALID_EMAIL|MISSING_PASSWORD)/.test(reason)) {
-    throw unauthorized("The email or password is incorrect, or the account is disabled.");
-  }
-  // Anything else (bad API key, password sign-in disabled, a 5xx) is ours to fix, not the caller's.
-  throw new HttpError(503, "Password authentication is unavailable; try again shortly or use a Bearer ID token.");
+  const body = (await res.json().catch(() => ({}))) as SignInAnswer;
+  const outcome = signInOutcome(res.status, body);
+  if (outcome instanceof HttpError) throw outcome;
+  return outcome;
 }
 
-async function verifyBasic(encoded: string): Promise<Caller> {
+interface SignInAnswer {
+  localId?: string;
+  error?: { message?: string };
+}
+
+/**
+ * What an Identity Toolkit `accounts:signInWithPassword` answer means for the caller: the uid, or
+ * the error to answer with. Wrong credentials and disabled accounts are one 401 (no account
+ * enumeration); rate limiting is the caller's 429; anything else (a bad API key, password sign-in
+ * turned off, a 5xx) is ours to fix, so 503.
+ */
+export function signInOutcome(status: number, body: SignInAnswer): string | HttpError {
+  if (status === 200 && typeof body.localId === "string" && body.localId.length > 0) return body.localId;
+  const reason = body.error?.message ?? "";
+  if (reason.startsWith("TOO_MANY_ATTEMPTS_TRY_LATER")) {
+    return new HttpError(429, "Too many failed sign-in attempts for this account; try again later.", { "Retry-After": "60" });
+  }
+  if (status === 400 && /^(INVALID_LOGIN_CREDENTIALS|EMAIL_NOT_FOUND|INVALID_PASSWORD|USER_DISABLED|INVALID_EMAIL|MISSING_PASSWORD)\b/.test(reason)) {
+    return unauthorized("The email or password is incorrect, or the account is disabled.");
+  }
+  return new HttpError(503, "Password authentication is unavailable; try again shortly or use a Bearer ID token.");
+}
+
+/** Decodes `base64(email:password)` strictly (401 when it is anything else). */
+export function parseBasicCredentials(encoded: string): { email: string; password: string } {
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
-  // Strict base64: re-encoding must give back what was sent (padding aside).
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") !== encoded.replace(/=+$/, "")) {
+  // Node's decoder skips what is not base64; re-encoding must give back what was sent.
+  const canonical = (b64: string) => b64.replace(/=+$/, "");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || canonical(Buffer.from(decoded, "utf8").toString("base64")) !== canonical(encoded)) {
     throw unauthorized("Basic credentials must be base64(email:password).");
   }
   const colon = decoded.indexOf(":");
   if (colon <= 0 || colon === decoded.length - 1) throw unauthorized("Basic credentials must be base64(email:password), both non-empty.");
-  const email = decoded.slice(0, colon);
-  const password = decoded.slice(colon + 1);
-  const cacheKey = createHmac("sha256", credentialKey).update(decoded).digest("base64");
+  return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+async function verifyBasic(encoded: string): Promise<Caller> {
+  const { email, password } = parseBasicCredentials(encoded);
+  const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let uid = credentialCache.get(cacheKey);
   if (!uid) {
     uid = await signInWithPassword(email, password);
