@@ -4,8 +4,10 @@ import { authorize, resolveAccess, type Access, type Feature, type Permission } 
 import { authenticate, type Caller } from "./authenticate";
 import { badRequest } from "./errors";
 import { assertValidId } from "./ids";
-import { TARGET_FORMS, targetFromParams } from "./target";
+import { TARGET_FORMS, targetFromParams, type Target } from "./target";
 import { parseOr400 } from "./validation";
+
+type TargetKind = Target["kind"];
 
 /** What a route handler gets once the pipeline has passed. */
 export interface RouteContext<Q, B> {
@@ -28,6 +30,8 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined> {
   anyOf: readonly Permission[];
   /** A feature flag that must be enabled on the target. */
   feature?: Feature;
+  /** The target kinds the route serves (default: all); others get a 400 after authorization. */
+  targets?: readonly TargetKind[];
   /** Schema of the query string; without one, any query parameter is refused. */
   query?: z.ZodType<Q>;
   /** Schema of the JSON body; without one, the route takes no body. */
@@ -58,6 +62,9 @@ function pipeline<Q, B>(route: RouteDefinition<Q, B>, pattern: string): RequestH
     const target = targetFromParams(req.params);
     const access = await resolveAccess(target, caller.uid);
     authorize(access, route.anyOf, route.feature);
+    if (route.targets && !route.targets.includes(target.kind)) {
+      throw badRequest(`This route serves ${route.targets.join(" and ")} targets only, not a ${target.kind}.`);
+    }
 
     const params: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.params)) {

@@ -1,0 +1,93 @@
+import { Timestamp } from "firebase-admin/firestore";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, idTokenFor } from "../helpers";
+import { apiUrl, freshUid, putUserRecord, readDoc } from "./fixtures";
+
+describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/:userId", () => {
+  let admin: string;
+  beforeAll(async () => {
+    admin = await idTokenFor("north-admin@acme.test");
+  });
+  const restore = (target: string, uid: string, token = admin) => call(apiUrl(`${target}/user/${uid}/restore`), { method: "POST", auth: { bearer: token }, headers: { "content-type": "application/json" } });
+  const softDelete = (target: string, uid: string, token = admin) => call(apiUrl(`${target}/user/${uid}`), { method: "DELETE", auth: { bearer: token } });
+
+  it("restores a soft-deleted user: 201, and the record says who restored it and when", async () => {
+    const uid = freshUid("deleted");
+    await putUserRecord("tenants/acme-north", uid, true);
+    await putUserRecord("tenants/acme-south", uid, true); // the same uid in another tenant
+    const before = Date.now();
+    const res = await restore("/tenant/acme-north", uid);
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({ statusCode: 201, data: true, message: expect.any(String) });
+    const record = await readDoc(`tenants/acme-north/users/${uid}`);
+    expect(record).toMatchObject({ deletedAt: null, restoredBy: "north-admin" });
+    expect(record).not.toHaveProperty("deletedBy");
+    expect((record!.restoredAt as Timestamp).toMillis()).toBeGreaterThanOrEqual(before - 5_000);
+    expect((await readDoc(`tenants/acme-south/users/${uid}`))!.deletedAt).toBeInstanceOf(Timestamp);
+  });
+
+  it("soft-deletes a user: 200, the record stays and says who deleted it and when", async () => {
+    const uid = freshUid("active");
+    await putUserRecord("tenants/acme-north", uid);
+    await putUserRecord("tenants/acme-south", uid);
+    const res = await softDelete("/organization/acme/tenant/acme-north", uid);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ statusCode: 200, data: true, message: expect.any(String) });
+    const record = await readDoc(`tenants/acme-north/users/${uid}`);
+    expect(record).toMatchObject({ deletedBy: "north-admin", email: `${uid}@example.test` });
+    expect(record!.deletedAt).toBeInstanceOf(Timestamp);
+    expect((await readDoc(`tenants/acme-south/users/${uid}`))!.deletedAt).toBeNull();
+  });
+
+  it("a deleted and restored user can be deleted again (the round trip holds)", async () => {
+    const uid = freshUid("roundtrip");
+    await putUserRecord("tenants/acme-north", uid);
+    expect((await softDelete("/tenant/acme-north", uid)).status).toBe(200);
+    expect((await restore("/tenant/acme-north", uid)).status).toBe(201);
+    expect((await softDelete("/tenant/acme-north", uid)).status).toBe(200);
+    expect((await readDoc(`tenants/acme-north/users/${uid}`))!.deletedAt).toBeInstanceOf(Timestamp);
+  });
+
+  it.each([
+    ["restore a user who is not deleted", "active", restoreCase, /not deleted/],
+    ["restore a user without a record here", "none", restoreCase, /no record/],
+    ["delete a user who is already deleted", "deleted", deleteCase, /already deleted/],
+    ["delete a user without a record here", "none", deleteCase, /no record/],
+  ] as const)("answers 400 and changes nothing when asked to %s", async (_name, state, act, message) => {
+    const uid = freshUid(state);
+    if (state !== "none") await putUserRecord("tenants/acme-north", uid, state === "deleted");
+    const before = await readDoc(`tenants/acme-north/users/${uid}`);
+    const res = await act(uid);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ statusCode: 400, error: "Bad Request", message: expect.stringMatching(message) });
+    expect(await readDoc(`tenants/acme-north/users/${uid}`)).toEqual(before);
+  });
+  function restoreCase(uid: string) {
+    return restore("/tenant/acme-north", uid);
+  }
+  function deleteCase(uid: string) {
+    return softDelete("/tenant/acme-north", uid);
+  }
+
+  it("needs ADMIN: MANAGE_PEOPLE is refused with 401 and nothing changes", async () => {
+    const uid = freshUid("deleted");
+    await putUserRecord("tenants/acme-north", uid, true);
+    const people = await idTokenFor("north-people@acme.test");
+    const res = await restore("/tenant/acme-north", uid, people);
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/ADMIN/);
+    expect((await readDoc(`tenants/acme-north/users/${uid}`))!.deletedAt).toBeInstanceOf(Timestamp);
+  });
+
+  it("needs PEOPLE_MANAGEMENT: refused with 401 where it is off", async () => {
+    const south = await idTokenFor("south-admin@acme.test");
+    const res = await softDelete("/tenant/acme-south", "south-admin", south);
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/PEOPLE_MANAGEMENT/);
+  });
+
+  it("answers 400 for a division target", async () => {
+    const res = await restore("/tenant/acme-north/division/ops", "former-employee");
+    expect(res.status).toBe(400);
+  });
+});
