@@ -2,28 +2,116 @@
  * Firestore for the local stack where Google's emulator (a Java 21 JAR) cannot run: the
  * JavaScript emulator from @firestore-emulator/server, which speaks the real gRPC protocol.
  * Its published version gets several semantics wrong; the fixes live in stack/patches and are
- * applied on install by patch-package (root package.json). The patched server binds loopback only.
+ * applied on install by patch-package (root package.json). test/firestore/conformance.stack.test.ts
+ * pins the semantics it must share with Google's emulator.
+ *
+ * Like Google's emulator, one port serves both gRPC (HTTP/2) and a small HTTP/1.1 endpoint:
+ *   DELETE /emulator/v1/projects/{project}/databases/{database}/documents   deletes every document
+ *   GET /                                                                   answers 200 "Ok"
+ * Each connection is routed by its first bytes: the HTTP/2 connection preface goes to the gRPC
+ * server, anything else to the HTTP server. Everything listens on loopback only.
  */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createNetServer, type Socket } from "node:net";
+import { Duplex } from "node:stream";
+
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { FirestoreServer } = require("@firestore-emulator/server") as {
   FirestoreServer: new () => {
-    start(port: number, host?: string): Promise<void>;
+    createConnectionInjector(): { injectConnection(connection: Duplex): void };
     stop(): void;
-    state: { clear(): void };
+    state: { clear(): void; clearDatabase(project: string, database: string): void };
   };
 };
 
 export interface FirestoreFallback {
+  /** The port it listens on (the one asked for, or the one chosen for port 0). */
+  port: number;
   stop(): Promise<void>;
   /** Deletes every document of every project. */
   clear(): void;
 }
 
+/** The first bytes of every HTTP/2 connection (RFC 9113, 3.4). */
+const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+
+const CLEAR_PATH = /^\/emulator\/v1\/projects\/([^/]+)\/databases\/([^/]+)\/documents\/?$/;
+
+/**
+ * The connection as a stream that starts with `head` (bytes already read from it) and goes on with
+ * the socket's data. Node's http and http2 servers accept any Duplex as a connection; handed the
+ * net.Socket itself they would read its handle directly and miss the bytes already read.
+ */
+function replayed(socket: Socket, head: Buffer): Duplex {
+  const stream = new Duplex({
+    read: () => void socket.resume(),
+    write: (chunk, encoding, done) => void socket.write(chunk, encoding, done),
+    final: (done) => void socket.end(done),
+    destroy: (error, done) => (socket.destroy(), done(error)),
+  });
+  stream.push(head);
+  socket.on("data", (chunk: Buffer) => void (stream.push(chunk) || socket.pause()));
+  socket.once("end", () => stream.push(null));
+  socket.once("close", () => stream.destroy());
+  return stream;
+}
+
 export async function startFirestoreFallback(port: number, host = "127.0.0.1"): Promise<FirestoreFallback> {
-  const server = new FirestoreServer();
-  await server.start(port, host);
+  const firestore = new FirestoreServer();
+  const grpc = firestore.createConnectionInjector();
+
+  const http = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const clear = CLEAR_PATH.exec(path);
+    if (req.method === "DELETE" && clear) {
+      firestore.state.clearDatabase(decodeURIComponent(clear[1]), decodeURIComponent(clear[2]));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    } else if (req.method === "GET" && path === "/") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("Ok\n");
+    } else {
+      res.writeHead(404, { "content-type": "application/json" });
+      const clearing = "DELETE /emulator/v1/projects/{project}/databases/{database}/documents";
+      res.end(JSON.stringify({ error: `${req.method} ${path}: this emulator speaks gRPC; over HTTP it only answers ${clearing}` }));
+    }
+  });
+
+  const sockets = new Set<Socket>();
+  const front = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true); // as the servers would do for a socket of their own (no Nagle delays)
+    socket.once("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy()); // a client that goes away is not our error
+    let received = Buffer.alloc(0);
+    const route = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const compared = Math.min(received.length, HTTP2_PREFACE.length);
+      const isHttp2 = received.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
+      if (isHttp2 && received.length < HTTP2_PREFACE.length) return; // not sure yet: wait for more bytes
+      socket.off("data", route);
+      socket.pause();
+      const connection = replayed(socket, received);
+      if (isHttp2) grpc.injectConnection(connection);
+      else http.emit("connection", connection);
+    };
+    socket.on("data", route);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    front.once("error", reject);
+    front.listen(port, host, () => (front.off("error", reject), resolve()));
+  });
+  const address = front.address();
+  const boundPort = typeof address === "object" && address ? address.port : port;
+
   return {
-    stop: async () => server.stop(),
-    clear: () => server.state.clear(),
+    port: boundPort,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
+      firestore.stop(); // ends every gRPC session
+      for (const socket of sockets) socket.destroy();
+      http.close();
+      await closed;
+    },
+    clear: () => firestore.state.clear(),
   };
 }
