@@ -1,0 +1,26 @@
+// The PDF renderer for object instances: a pure module (no Firebase, no I/O besides reading the
+// bundled font files once per process). See render.ts for the layout, format.ts for the locale and
+// time zone, fonts.ts for the embedded typeface.
+
+export type {
+  PrintableField,
+  PrintableFieldType,
+  PrintableInstance,
+  PrintableSection,
+  RenderedPdf,
+  RenderOptions,
+} from "./types";
+export { renderInstancePdf, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export {
+  PRINT_LOCALE,
+  PRINT_TIME_ZONE,
+  EMPTY_MARKER,
+  YES,
+  NO,
+  displayValue,
+  formatDateTime,
+  formatNumber,
+  formatTimestamp,
+} from "./format";
+export { FONT_PACKAGE } from "./fonts";
+export { PRODUCER } from "./pdf";

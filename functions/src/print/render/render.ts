@@ -1,0 +1,555 @@
+// Lays an object instance out on A4 pages and writes the PDF.
+//
+// Page 1 opens with the title, the object type and the target; later pages carry a running header
+// with the title. Every page ends with a footer: the instance id, the generation time and
+// "Page X of Y" (written once the page count is known). Sections are headings; fields are
+// label/value rows, except longtext (wrapped paragraphs across the page width, the author's line
+// breaks kept) and table (a grid whose header row repeats on every page the table continues on).
+//
+// Pagination is one linear pass. A row (label/value row, table row) that does not fit in what is left
+// of a page moves whole to the next page; only a row taller than a whole page is split, between its
+// lines. Paragraph text breaks between lines, keeping a field's label with its first two lines and a
+// section heading with the start of its first field.
+
+import { displayValue, EMPTY_MARKER, formatTimestamp, genericText, type DisplayValue } from "./format";
+import { advanceOf, fitLine, getFaces, splitLines, wrapGlyphs, wrapText, type Face, type GlyphRef } from "./fonts";
+import { assemblePdf, FontUse } from "./pdf";
+import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
+
+// ---- page geometry (PDF points, origin bottom left) -------------------------------------------
+export const PAGE_WIDTH = 595.28; // A4
+export const PAGE_HEIGHT = 841.89;
+const MARGIN_X = 50;
+const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN_X;
+const FIRST_TOP = PAGE_HEIGHT - 50;
+const CONTINUATION_TOP = PAGE_HEIGHT - 54;
+const CONTENT_BOTTOM = 60;
+const RUNNING_HEADER_BASELINE = PAGE_HEIGHT - 32;
+const RUNNING_HEADER_RULE = PAGE_HEIGHT - 39;
+const FOOTER_RULE = 46;
+const FOOTER_BASELINE = 34;
+
+// ---- type ---------------------------------------------------------------------------------------
+const TITLE_SIZE = 17;
+const TITLE_LEADING = 21;
+const SECTION_SIZE = 12;
+const SECTION_LEADING = 16;
+const LABEL_SIZE = 8.5;
+const VALUE_SIZE = 9.5;
+const ROW_LEADING = 13;
+const ROW_PAD = 3.5;
+const LABEL_WIDTH = 165;
+const VALUE_X = MARGIN_X + LABEL_WIDTH + 12;
+const VALUE_WIDTH = PAGE_WIDTH - MARGIN_X - VALUE_X;
+const PARAGRAPH_LEADING = 13.5;
+const TABLE_SIZE = 8;
+const TABLE_LEADING = 10.5;
+const TABLE_PAD_X = 3.5;
+const TABLE_PAD_Y = 3;
+const TABLE_HEADER_MAX_LINES = 3;
+const SMALL_SIZE = 7.5;
+
+// ---- colours (PDF operators) --------------------------------------------------------------------
+const INK = "0.1 0.1 0.1";
+const LABEL_INK = "0.3 0.3 0.3";
+const MUTED = "0.5 0.5 0.5";
+const ACCENT = "0.11 0.25 0.45";
+const RULE = "0.8 0.8 0.8";
+const GRID = "0.72 0.72 0.72";
+const HEADER_FILL = "0.92 0.93 0.95";
+
+/** Tolerance for comparing heights (sums of floating-point leadings). */
+const EPSILON = 0.01;
+
+/** A number for a content stream: at most two decimals, never exponent notation. */
+function n(v: number): string {
+  const r = Math.round(v * 100) / 100;
+  return Object.is(r, -0) ? "0" : String(r);
+}
+
+/** Baseline offset below a line box's top that centres capitals in it. */
+const baselineIn = (leading: number, size: number): number => leading / 2 + 0.357 * size;
+
+interface Style {
+  use: FontUse;
+  size: number;
+  color: string;
+}
+
+class Canvas {
+  readonly pages: string[][] = [];
+  private ops: string[] = [];
+  y = FIRST_TOP;
+
+  constructor(private readonly runningTitle: () => string) {
+    this.pages.push(this.ops);
+  }
+
+  get remaining(): number {
+    return this.y - CONTENT_BOTTOM;
+  }
+
+  /** Height available on a new page (before anything `onNewPage` adds). */
+  static readonly freshCapacity = CONTINUATION_TOP - CONTENT_BOTTOM;
+
+  newPage(): void {
+    this.ops = [];
+    this.pages.push(this.ops);
+    this.y = CONTINUATION_TOP;
+    this.ops.push(this.runningTitle());
+  }
+
+  /** Starts a new page unless `height` fits (or could not fit on a new page either). */
+  ensure(height: number): void {
+    if (height > this.remaining && this.remaining < Canvas.freshCapacity - EPSILON) this.newPage();
+  }
+
+  push(op: string): void {
+    this.ops.push(op);
+  }
+
+  text(style: Style, x: number, baseline: number, glyphs: readonly GlyphRef[]): void {
+    if (glyphs.length === 0) return;
+    this.ops.push(
+      `${style.color} rg BT /${style.use.resource} ${n(style.size)} Tf ${n(x)} ${n(baseline)} Td <${style.use.encode(glyphs)}> Tj ET`,
+    );
+  }
+
+  hline(x1: number, x2: number, y: number, width: number, color: string): void {
+    this.ops.push(`${color} RG ${n(width)} w ${n(x1)} ${n(y)} m ${n(x2)} ${n(y)} l S`);
+  }
+
+  vline(x: number, y1: number, y2: number, width: number, color: string): void {
+    this.ops.push(`${color} RG ${n(width)} w ${n(x)} ${n(y1)} m ${n(x)} ${n(y2)} l S`);
+  }
+
+  fill(x: number, y: number, w: number, h: number, color: string): void {
+    this.ops.push(`${color} rg ${n(x)} ${n(y)} ${n(w)} ${n(h)} re f`);
+  }
+}
+
+/** A cell of a row: lines already wrapped, drawn at x (or right-aligned to x + width). */
+interface RowCell {
+  x: number;
+  width: number;
+  lines: GlyphRef[][];
+  style: Style;
+  alignRight?: boolean;
+}
+
+interface RowSpec {
+  cells: RowCell[];
+  leading: number;
+  padTop: number;
+  padBottom: number;
+  /** Background and rules of (a part of) the row, drawn before its text. */
+  frame?: (top: number, bottom: number) => void;
+  /** What a page started for this row carries first (a table's repeated header), and its height. */
+  onNewPage?: () => void;
+  newPageHeight?: number;
+}
+
+/**
+ * Places a row: whole on this page if it fits, else whole on the next; only a row taller than a page
+ * is split between its lines (as many as fit per page, at least one, so this always ends).
+ */
+function placeRow(canvas: Canvas, row: RowSpec): void {
+  let lineCount = 1;
+  for (const cell of row.cells) lineCount = Math.max(lineCount, cell.lines.length);
+  const pads = row.padTop + row.padBottom;
+  const newPage = (): void => {
+    canvas.newPage();
+    row.onNewPage?.();
+  };
+  const capacity = Canvas.freshCapacity - (row.newPageHeight ?? 0);
+  let from = 0;
+  for (;;) {
+    const need = pads + (lineCount - from) * row.leading;
+    if (need <= canvas.remaining + EPSILON) {
+      drawRowPart(canvas, row, from, lineCount);
+      return;
+    }
+    if (from === 0 && need <= capacity && canvas.remaining < capacity - EPSILON) {
+      newPage();
+      continue;
+    }
+    let fit = Math.floor((canvas.remaining - pads) / row.leading);
+    if (fit < 1) {
+      if (canvas.remaining < capacity - EPSILON) {
+        newPage();
+        continue;
+      }
+      fit = 1; // a page cannot hold even one line: draw it anyway rather than loop
+    }
+    drawRowPart(canvas, row, from, from + fit);
+    from += fit;
+    newPage();
+  }
+}
+
+function drawRowPart(canvas: Canvas, row: RowSpec, from: number, to: number): void {
+  const top = canvas.y;
+  const bottom = top - row.padTop - (to - from) * row.leading - row.padBottom;
+  row.frame?.(top, bottom);
+  // One baseline per line across the row's cells, centred for the largest size.
+  let size = 0;
+  for (const cell of row.cells) size = Math.max(size, cell.style.size);
+  const offset = baselineIn(row.leading, size);
+  for (const cell of row.cells) {
+    const end = Math.min(to, cell.lines.length);
+    for (let i = from; i < end; i++) {
+      const line = cell.lines[i];
+      const baseline = top - row.padTop - (i - from) * row.leading - offset;
+      const x = cell.alignRight ? cell.x + cell.width - (advanceOf(line) * cell.style.size) / 1000 : cell.x;
+      canvas.text(cell.style, x, baseline, line);
+    }
+  }
+  canvas.y = bottom;
+}
+
+/** Wraps text to a width in points for a style. */
+function wrap(style: Style, text: string, width: number): GlyphRef[][] {
+  return wrapText(style.use.face, text, (Math.max(width, 1) * 1000) / style.size);
+}
+
+interface Styles {
+  title: Style;
+  section: Style;
+  label: Style;
+  value: Style;
+  muted: Style;
+  tableHeader: Style;
+  tableCell: Style;
+  tableMuted: Style;
+}
+
+function displayText(value: unknown, fallback: string): string {
+  const text = typeof value === "string" ? value : genericText(value);
+  return text.trim() === "" ? fallback : text;
+}
+
+/** A label/value row with a hairline under it. */
+function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string | undefined, rule = true): void {
+  placeRow(canvas, {
+    cells: [
+      { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(s.label, label, LABEL_WIDTH), style: s.label },
+      value === undefined
+        ? { x: VALUE_X, width: VALUE_WIDTH, lines: [s.muted.use.face.shape(EMPTY_MARKER)], style: s.muted }
+        : { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(s.value, value, VALUE_WIDTH), style: s.value },
+    ],
+    leading: ROW_LEADING,
+    padTop: ROW_PAD,
+    padBottom: ROW_PAD,
+    frame: rule ? (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, bottom, 0.5, RULE) : undefined,
+  });
+}
+
+/** A field label on a line of its own (above paragraphs and tables). */
+function blockLabel(canvas: Canvas, s: Styles, lines: GlyphRef[][]): void {
+  placeRow(canvas, {
+    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines, style: s.label }],
+    leading: ROW_LEADING,
+    padTop: ROW_PAD,
+    padBottom: 0,
+  });
+}
+
+function paragraphs(canvas: Canvas, s: Styles, label: string, text: string): void {
+  const labelLines = wrap(s.label, label, CONTENT_WIDTH);
+  const lines = wrap(s.value, text, CONTENT_WIDTH);
+  // Trailing empty lines add nothing.
+  while (lines.length > 1 && lines[lines.length - 1].length === 0) lines.pop();
+  canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + Math.min(2, lines.length) * PARAGRAPH_LEADING + ROW_PAD);
+  blockLabel(canvas, s, labelLines);
+  canvas.y -= 1.5;
+  const offset = baselineIn(PARAGRAPH_LEADING, VALUE_SIZE);
+  for (const line of lines) {
+    if (canvas.remaining < PARAGRAPH_LEADING) canvas.newPage();
+    canvas.text(s.value, MARGIN_X, canvas.y - offset, line);
+    canvas.y -= PARAGRAPH_LEADING;
+  }
+  canvas.y -= ROW_PAD;
+  canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, canvas.y, 0.5, RULE);
+}
+
+/** Column widths: natural widths when they fit, else shares between each column's min and max. */
+function columnWidths(minW: number[], maxW: number[], total: number): number[] {
+  const sumMax = maxW.reduce((a, b) => a + b, 0);
+  const sumMin = minW.reduce((a, b) => a + b, 0);
+  if (sumMax <= total) return maxW.map((w) => w + ((total - sumMax) * w) / sumMax);
+  if (sumMin <= total) {
+    const k = (total - sumMin) / (sumMax - sumMin);
+    return minW.map((w, i) => w + (maxW[i] - w) * k);
+  }
+  return minW.map((w) => (w * total) / sumMin);
+}
+
+function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayValue, { kind: "table" }>): void {
+  const cols = value.columns.length;
+  const scaleCell = TABLE_SIZE / 1000;
+  // Shape every cell once; measure its widest line and its longest word.
+  const measure = (face: Face, text: string): { glyphs: GlyphRef[][]; max: number; word: number } => {
+    const glyphs = splitLines(text).map((line) => face.shape(line));
+    let max = 0;
+    let word = 0;
+    for (const line of glyphs) {
+      let w = 0;
+      let run = 0;
+      for (const g of line) {
+        w += g.adv;
+        if (g.cp === 0x20) run = 0;
+        else {
+          run += g.adv;
+          if (run > word) word = run;
+        }
+      }
+      if (w > max) max = w;
+    }
+    return { glyphs, max: max * scaleCell, word: word * scaleCell };
+  };
+  const header = value.columns.map((c) => measure(s.tableHeader.use.face, c));
+  const body = value.rows.map((row) => row.map((c) => (c === "" ? undefined : measure(s.tableCell.use.face, c))));
+  const dash = measure(s.tableMuted.use.face, EMPTY_MARKER);
+  const minW = header.map((h) => h.word + 2 * TABLE_PAD_X);
+  const maxW = header.map((h) => h.max + 2 * TABLE_PAD_X);
+  for (const row of body) {
+    for (let c = 0; c < cols; c++) {
+      const m = row[c] ?? dash;
+      if (m.word + 2 * TABLE_PAD_X > minW[c]) minW[c] = m.word + 2 * TABLE_PAD_X;
+      if (m.max + 2 * TABLE_PAD_X > maxW[c]) maxW[c] = m.max + 2 * TABLE_PAD_X;
+    }
+  }
+  // No column narrower than its padding plus a few characters.
+  for (let c = 0; c < cols; c++) {
+    minW[c] = Math.max(minW[c], Math.min(maxW[c], 2 * TABLE_PAD_X + 3 * TABLE_SIZE * 0.6));
+  }
+  const widths = columnWidths(minW, maxW, CONTENT_WIDTH);
+  const xs: number[] = [MARGIN_X];
+  for (let c = 0; c < cols; c++) xs.push(xs[c] + widths[c]);
+
+  const wrapCell = (glyphs: GlyphRef[][], width: number): GlyphRef[][] => {
+    const max = (Math.max(width - 2 * TABLE_PAD_X, 1) * 1000) / TABLE_SIZE;
+    const out: GlyphRef[][] = [];
+    for (const line of glyphs) for (const l of wrapGlyphs(line, max)) out.push(l);
+    return out;
+  };
+  const headerCells: RowCell[] = header.map((h, c) => {
+    let lines = wrapCell(h.glyphs, widths[c]);
+    if (lines.length > TABLE_HEADER_MAX_LINES) {
+      lines = lines.slice(0, TABLE_HEADER_MAX_LINES);
+      const last = lines[TABLE_HEADER_MAX_LINES - 1];
+      lines[TABLE_HEADER_MAX_LINES - 1] = [...last.slice(0, Math.max(0, last.length - 1)), s.tableHeader.use.face.glyph(0x2026)];
+    }
+    return {
+      x: xs[c] + TABLE_PAD_X,
+      width: widths[c] - 2 * TABLE_PAD_X,
+      lines,
+      style: s.tableHeader,
+      alignRight: value.numeric[c],
+    };
+  });
+  let headerLines = 1;
+  for (const cell of headerCells) headerLines = Math.max(headerLines, cell.lines.length);
+  const headerHeight = 2 * TABLE_PAD_Y + headerLines * TABLE_LEADING;
+
+  const grid = (top: number, bottom: number): void => {
+    canvas.hline(xs[0], xs[cols], bottom, 0.5, GRID);
+    for (const x of xs) canvas.vline(x, top, bottom, 0.5, GRID);
+  };
+  const drawHeader = (): void => {
+    drawRowPart(canvas, {
+      cells: headerCells,
+      leading: TABLE_LEADING,
+      padTop: TABLE_PAD_Y,
+      padBottom: TABLE_PAD_Y,
+      frame: (top, bottom) => {
+        canvas.fill(xs[0], bottom, xs[cols] - xs[0], top - bottom, HEADER_FILL);
+        canvas.hline(xs[0], xs[cols], top, 0.5, GRID);
+        grid(top, bottom);
+      },
+    }, 0, headerLines);
+  };
+  const continuedLabel = wrap(s.label, `${label} (continued)`, CONTENT_WIDTH);
+  const continuedHeight = ROW_PAD + continuedLabel.length * ROW_LEADING + 3;
+  const onNewPage = (): void => {
+    blockLabel(canvas, s, continuedLabel);
+    canvas.y -= 3;
+    drawHeader();
+  };
+
+  const labelLines = wrap(s.label, label, CONTENT_WIDTH);
+  const firstRows = body.length > 0 ? Math.min(2, body.length) : 0;
+  canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + 3 + headerHeight + firstRows * (TABLE_LEADING + 2 * TABLE_PAD_Y));
+  blockLabel(canvas, s, labelLines);
+  canvas.y -= 3;
+  drawHeader();
+  for (const row of body) {
+    const cells: RowCell[] = [];
+    for (let c = 0; c < cols; c++) {
+      const m = row[c];
+      cells.push({
+        x: xs[c] + TABLE_PAD_X,
+        width: widths[c] - 2 * TABLE_PAD_X,
+        lines: m ? wrapCell(m.glyphs, widths[c]) : dash.glyphs,
+        style: m ? s.tableCell : s.tableMuted,
+        alignRight: value.numeric[c],
+      });
+    }
+    placeRow(canvas, {
+      cells,
+      leading: TABLE_LEADING,
+      padTop: TABLE_PAD_Y,
+      padBottom: TABLE_PAD_Y,
+      frame: grid,
+      onNewPage,
+      newPageHeight: continuedHeight + headerHeight,
+    });
+  }
+  canvas.y -= 8;
+}
+
+function field(canvas: Canvas, s: Styles, rawField: unknown): void {
+  const f = (typeof rawField === "object" && rawField !== null ? rawField : { value: rawField }) as Record<string, unknown>;
+  let label: string;
+  let display: DisplayValue;
+  try {
+    label = displayText(f.label, EMPTY_MARKER);
+    display = displayValue(f.type, f.value);
+  } catch {
+    label = EMPTY_MARKER;
+    display = { kind: "inline", text: "(unreadable value)" };
+  }
+  switch (display.kind) {
+    case "empty":
+      labelValueRow(canvas, s, label, undefined);
+      return;
+    case "inline":
+      labelValueRow(canvas, s, label, display.text);
+      return;
+    case "paragraphs":
+      paragraphs(canvas, s, label, display.text);
+      return;
+    case "table":
+      table(canvas, s, label, display);
+      return;
+  }
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function read(obj: unknown, key: string): unknown {
+  if (typeof obj !== "object" || obj === null) return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Renders an object instance to a PDF. Deterministic: the same input gives the same bytes. */
+export async function renderInstancePdf(instance: PrintableInstance, options: RenderOptions): Promise<RenderedPdf> {
+  const generatedAt = options?.generatedAt;
+  if (!(generatedAt instanceof Date) || !Number.isFinite(generatedAt.getTime())) {
+    throw new TypeError("renderInstancePdf: options.generatedAt must be a valid Date");
+  }
+  const instanceId = String(options.instanceId ?? "");
+  const targetName = displayText(options.targetName, EMPTY_MARKER);
+  const title = displayText(read(instance, "title"), "Untitled");
+  const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER);
+
+  const faces = getFaces();
+  const regular = new FontUse(faces.regular, "F1");
+  const bold = new FontUse(faces.bold, "F2");
+  const s: Styles = {
+    title: { use: bold, size: TITLE_SIZE, color: ACCENT },
+    section: { use: bold, size: SECTION_SIZE, color: ACCENT },
+    label: { use: bold, size: LABEL_SIZE, color: LABEL_INK },
+    value: { use: regular, size: VALUE_SIZE, color: INK },
+    muted: { use: regular, size: VALUE_SIZE, color: MUTED },
+    tableHeader: { use: bold, size: TABLE_SIZE, color: INK },
+    tableCell: { use: regular, size: TABLE_SIZE, color: INK },
+    tableMuted: { use: regular, size: TABLE_SIZE, color: MUTED },
+  };
+
+  // Running header of pages 2+: the title on one line, and a rule.
+  let runningHeader: string | undefined;
+  const canvas: Canvas = new Canvas(() => {
+    if (runningHeader === undefined) {
+      const glyphs = fitLine(faces.regular, title, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
+      runningHeader =
+        `${MUTED} rg BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X)} ${n(RUNNING_HEADER_BASELINE)} Td <${regular.encode(glyphs)}> Tj ET\n` +
+        `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
+    }
+    return runningHeader;
+  });
+
+  // Header: title, object type, target.
+  placeRow(canvas, {
+    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(s.title, title, CONTENT_WIDTH), style: s.title }],
+    leading: TITLE_LEADING,
+    padTop: 0,
+    padBottom: 6,
+  });
+  labelValueRow(canvas, s, "Object type", objectTypeName, false);
+  labelValueRow(canvas, s, "Target", targetName, false);
+  canvas.y -= 4;
+  canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, canvas.y, 1.2, ACCENT);
+  canvas.y -= 6;
+
+  const sections = asArray(read(instance, "sections"));
+  sections.forEach((section, index) => {
+    const heading = wrap(s.section, displayText(read(section, "title"), `Section ${index + 1}`), CONTENT_WIDTH);
+    const fields = asArray(read(section, "fields"));
+    const headingHeight = 14 + heading.length * SECTION_LEADING + 5;
+    // Keep the heading with the start of its first field (room for about four rows, which also
+    // covers a table's label, header and first rows or a paragraph's label and first lines).
+    canvas.ensure(headingHeight + 80);
+    placeRow(canvas, {
+      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: heading, style: s.section }],
+      leading: SECTION_LEADING,
+      padTop: 14,
+      padBottom: 4,
+      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, bottom, 0.8, ACCENT),
+    });
+    canvas.y -= 1;
+    if (fields.length === 0) {
+      labelValueRow(canvas, s, "No fields", undefined);
+      return;
+    }
+    for (const f of fields) field(canvas, s, f);
+  });
+  if (sections.length === 0) {
+    canvas.y -= 10;
+    placeRow(canvas, {
+      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: [faces.regular.shape("This object has no sections.")], style: s.muted }],
+      leading: ROW_LEADING,
+      padTop: 0,
+      padBottom: 0,
+    });
+  }
+
+  // Footers, now that the page count is known.
+  const pageCount = canvas.pages.length;
+  const footerLeft = `Instance ${instanceId} \u00b7 Generated ${formatTimestamp(generatedAt)}`;
+  const contents = canvas.pages.map((ops, i) => {
+    const pageLabel = faces.regular.shape(`Page ${i + 1} of ${pageCount}`);
+    const labelWidth = (advanceOf(pageLabel) * SMALL_SIZE) / 1000;
+    const left = fitLine(faces.regular, footerLeft, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
+    ops.push(
+      `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(FOOTER_RULE)} l S`,
+      `${MUTED} rg BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X)} ${n(FOOTER_BASELINE)} Td <${regular.encode(left)}> Tj ET`,
+      `BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X + CONTENT_WIDTH - labelWidth)} ${n(FOOTER_BASELINE)} Td <${regular.encode(pageLabel)}> Tj ET`,
+    );
+    return ops.join("\n");
+  });
+
+  const bytes = await assemblePdf(PAGE_WIDTH, PAGE_HEIGHT, contents, [regular, bold], {
+    title,
+    subject: `${objectTypeName} \u2014 ${targetName}`,
+    keywords: [instanceId],
+    date: generatedAt,
+  });
+  return { bytes, pageCount };
+}

@@ -1,0 +1,53 @@
+// The renderer's input and output. Shapes mirror an object instance as stored in Firestore
+// (DESIGN.md, "Firestore layout"), but every value is `unknown` at run time: data written by other
+// systems can have any shape, and the renderer never throws because of it.
+
+export type PrintableFieldType =
+  | "text"
+  | "longtext"
+  | "number"
+  | "date"
+  | "datetime"
+  | "boolean"
+  | "choice"
+  | "multichoice"
+  | "email"
+  | "url"
+  | "table";
+
+export interface PrintableField {
+  label: string;
+  type: PrintableFieldType;
+  /**
+   * As stored: text/longtext/email/url/choice: string; number: number; date: "YYYY-MM-DD";
+   * datetime: ISO 8601 string; boolean; multichoice: string[];
+   * table: { columns: string[], rows: { cells: (string | number | null)[] }[] }.
+   * Empty: null, "", [] or missing. A value of another shape is printed as text.
+   */
+  value: unknown;
+}
+
+export interface PrintableSection {
+  title: string;
+  fields: PrintableField[];
+}
+
+export interface PrintableInstance {
+  title: string;
+  objectTypeName: string;
+  sections: PrintableSection[];
+}
+
+export interface RenderOptions {
+  /** Printed in every page's footer and written to the PDF's keywords. */
+  instanceId: string;
+  /** The target's display name (for example the tenant's name), printed in the header. */
+  targetName: string;
+  /** The generation time: printed in the footer and used as the PDF's creation and modification date. */
+  generatedAt: Date;
+}
+
+export interface RenderedPdf {
+  bytes: Uint8Array;
+  pageCount: number;
+}

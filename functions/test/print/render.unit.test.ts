@@ -1,0 +1,561 @@
+// The PDF renderer, read back: pdf-lib for the file's structure and metadata, PDF.js (through
+// unpdf) for the text a reader sees, fontkit for the embedded font programs.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { inflateSync } from "node:zlib";
+import * as fontkit from "@pdf-lib/fontkit";
+import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
+import { getDocumentProxy } from "unpdf";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  displayValue,
+  EMPTY_MARKER,
+  formatDateTime,
+  formatNumber,
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  PRINT_LOCALE,
+  PRINT_TIME_ZONE,
+  PRODUCER,
+  renderInstancePdf,
+  type PrintableInstance,
+  type RenderOptions,
+} from "../../src/print/render";
+import { TrueTypeSource } from "../../src/print/render/ttf";
+
+// ---- reading a PDF back ---------------------------------------------------------------------
+
+interface TextItem {
+  str: string;
+  x: number;
+  y: number;
+  width: number;
+}
+interface PageText {
+  items: TextItem[];
+  /** Item strings joined by newlines, in content order. */
+  text: string;
+  /** The same without any whitespace: robust to where lines wrap. */
+  squashed: string;
+}
+
+const squash = (s: string): string => s.replace(/\s+/g, "");
+
+async function readPages(bytes: Uint8Array): Promise<PageText[]> {
+  const pdf = await getDocumentProxy(new Uint8Array(bytes)); // a copy: PDF.js may detach its input
+  try {
+    const pages: PageText[] = [];
+    for (let i = 1; i <= pdf.numPages; i++) {
+      const page = await pdf.getPage(i);
+      const content = await page.getTextContent();
+      const items: TextItem[] = [];
+      for (const it of content.items) {
+        if (!("str" in it) || it.str.trim() === "") continue;
+        items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width });
+      }
+      const text = items.map((item) => item.str).join("\n");
+      pages.push({ items, text, squashed: squash(text) });
+    }
+    return pages;
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+/** The item right after the first item that equals `label` (a label's value in a label/value row). */
+function valueAfter(pages: PageText[], label: string): string | undefined {
+  for (const page of pages) {
+    const i = page.items.findIndex((item) => item.str === label);
+    if (i >= 0) return page.items[i + 1]?.str;
+  }
+  return undefined;
+}
+
+/** Index of the page whose text holds `needle` (whitespace ignored), or -1. */
+const pageOf = (pages: PageText[], needle: string): number => pages.findIndex((p) => p.squashed.includes(squash(needle)));
+
+/** All pages' text without running headers and footers, whitespace removed: text that spans pages. */
+const bodyOf = (pages: PageText[]): string =>
+  pages.map((p) => squash(p.items.filter((i) => i.y > 40 && i.y < PAGE_HEIGHT - 40).map((i) => i.str).join(""))).join("");
+
+// ---- fixtures -------------------------------------------------------------------------------
+
+const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as {
+  documents: Record<string, PrintableInstance>;
+};
+const instance = (id: string): PrintableInstance => demo.documents[`tenants/acme-north/objectInstances/${id}`];
+
+const AT = new Date("2026-05-04T16:12:05Z");
+const options = (instanceId: string, generatedAt = AT): RenderOptions => ({ instanceId, targetName: "Acme North", generatedAt });
+
+function tableInstance(rowCount: number, describe: (i: number) => string): PrintableInstance {
+  const rows = [];
+  for (let i = 0; i < rowCount; i++) rows.push({ cells: [`R-${i}`, describe(i), i * 1.5, i % 7 === 0 ? null : "OK"] });
+  return {
+    title: "Table test",
+    objectTypeName: "Register",
+    sections: [
+      {
+        title: "Rows",
+        fields: [
+          { label: "Intro", type: "text", value: "Before the table" },
+          { label: "Register", type: "table", value: { columns: ["ID", "Description", "Amount", "Status"], rows } },
+          { label: "Outro", type: "text", value: "After the table" },
+        ],
+      },
+    ],
+  };
+}
+
+const rendered: Record<string, { bytes: Uint8Array; pageCount: number; pages: PageText[] }> = {};
+
+beforeAll(async () => {
+  for (const id of ["inspection-short", "audit-long", "multilingual"]) {
+    const out = await renderInstancePdf(instance(id), options(id));
+    rendered[id] = { ...out, pages: await readPages(out.bytes) };
+  }
+});
+
+// ---- tests ----------------------------------------------------------------------------------
+
+describe("renderInstancePdf: a document", () => {
+  it("has the header (title, object type, target), section headings, labels and formatted values", () => {
+    const { pages } = rendered["inspection-short"];
+    const first = pages[0];
+    expect(first.items[0].str).toBe("Boiler Inspection B-12");
+    expect(valueAfter(pages, "Object type")).toBe("Safety Inspection");
+    expect(valueAfter(pages, "Target")).toBe("Acme North");
+    for (const section of instance("inspection-short").sections) {
+      expect(pageOf(pages, section.title)).toBeGreaterThanOrEqual(0);
+      for (const field of section.fields) expect(pageOf(pages, field.label), field.label).toBeGreaterThanOrEqual(0);
+    }
+    // booleans, numbers, dates and date-times in the documented locale and time zone
+    expect(valueAfter(pages, "Safety valve tested")).toBe("Yes");
+    expect(valueAfter(pages, "Visible corrosion")).toBe("No");
+    expect(valueAfter(pages, "Year of manufacture")).toBe("2014");
+    expect(valueAfter(pages, "Operating pressure (bar)")).toBe("4.2");
+    expect(valueAfter(pages, "Flue gas temperature (°C)")).toBe("182.5");
+    expect(valueAfter(pages, "Inspection date")).toBe("4 May 2026");
+    expect(valueAfter(pages, "Inspection started")).toBe("4 May 2026, 13:45 UTC");
+    expect(valueAfter(pages, "Next inspection due")).toBe("4 May 2027");
+    expect(valueAfter(pages, "Inspector signature")).toBe("F. Lefèvre");
+    // empty values are shown as such
+    expect(valueAfter(pages, "Previous inspection reference")).toBe(EMPTY_MARKER);
+    expect(valueAfter(pages, "Follow-up meeting")).toBe(EMPTY_MARKER);
+    // multichoice: one item per line
+    expect(valueAfter(pages, "Applicable standards")).toBe("• EN 12953");
+  });
+
+  it("prints longtext as wrapped paragraphs that keep the author's line breaks", () => {
+    const { pages } = rendered["inspection-short"];
+    const notes = instance("inspection-short").sections[1].fields.find((f) => f.label === "Inspector notes")!.value as string;
+    const [first, second] = notes.split("\n\n");
+    const page = pages[pageOf(pages, first)];
+    const items = page.items;
+    const start = items.findIndex((i) => first.startsWith(i.str));
+    expect(start).toBeGreaterThan(0);
+    // the first paragraph's lines, up to the author's blank line
+    const lines: TextItem[] = [];
+    let joined = "";
+    for (let i = start; joined.length < squash(first).length; i++) {
+      lines.push(items[i]);
+      joined += squash(items[i].str);
+    }
+    expect(joined).toBe(squash(first));
+    expect(lines.length).toBeGreaterThan(2); // wrapped
+    const leading = lines[0].y - lines[1].y;
+    for (let i = 1; i < lines.length; i++) expect(lines[i - 1].y - lines[i].y).toBeCloseTo(leading, 1);
+    const next = items[start + lines.length];
+    expect(second.startsWith(next.str)).toBe(true);
+    expect(lines[lines.length - 1].y - next.y).toBeCloseTo(2 * leading, 1); // the blank line survives
+  });
+
+  it("keeps every label and value of a long, multilingual instance, and paginates it", () => {
+    const { pages, pageCount } = rendered["audit-long"];
+    expect(pageCount).toBeGreaterThan(10);
+    expect(pages).toHaveLength(pageCount);
+    const body = bodyOf(pages);
+    for (const section of instance("audit-long").sections) {
+      expect(pageOf(pages, section.title), section.title).toBeGreaterThanOrEqual(0);
+      for (const field of section.fields) {
+        expect(pageOf(pages, field.label), field.label).toBeGreaterThanOrEqual(0);
+        const shown = displayValue(field.type, field.value);
+        const texts =
+          shown.kind === "inline" || shown.kind === "paragraphs"
+            ? [shown.text]
+            : shown.kind === "table"
+              ? [...shown.columns, ...shown.rows.flat().filter((c) => c !== "")]
+              : [EMPTY_MARKER];
+        for (const text of texts) expect(body.includes(squash(text)), `${field.label}: ${text}`).toBe(true);
+      }
+    }
+    // diacritics, Greek and Cyrillic come through intact
+    const all = pages.map((p) => p.text).join("\n");
+    for (const s of ["Zoë Ångström", "Jiří Dvořák", "Hafenstraße 27", "Νίκος Παπαδόπουλος", "Ольга Смирнова", "mgr inż. Łukasz Wójcik"]) {
+      expect(all).toContain(s);
+    }
+    expect(valueAfter(pages, "Opening meeting")).toBe("9 March 2026, 07:30 UTC");
+    expect(valueAfter(pages, "Site area (m²)")).toBe("48,250");
+  });
+
+  it("renders Greek, Cyrillic and French, and replaces characters the font lacks with U+FFFD", () => {
+    const { pages, pageCount } = rendered["multilingual"];
+    expect(pageCount).toBe(1);
+    expect(pages[0].items[0].str).toBe("Προδιαγραφή / Спецификация / Spécification");
+    expect(valueAfter(pages, "Υπεύθυνος / Ответственный")).toBe("Νίκος Παπαδόπουλος");
+    expect(pages[0].squashed).toContain(squash("Κωδικός ελέγχου / Код проверки (\uFFFD\uFFFD)")); // (検査)
+    expect(pages[0].text).toContain("\uFFFD\uFFFD-2026-017"); // 検査-2026-017
+    expect(pages[0].text).toContain("Εγκρίθηκε / Утверждено \uFFFD"); // ✅
+  });
+
+  it('puts "Page X of N" and a footer with the instance id and generation time on every page', () => {
+    for (const [id, { pages, pageCount }] of Object.entries(rendered)) {
+      pages.forEach((page, i) => {
+        expect(page.text, `${id} page ${i + 1}`).toContain(`Page ${i + 1} of ${pageCount}`);
+        expect(page.text).toContain(`Instance ${id} · Generated 4 May 2026, 16:12:05 UTC`);
+      });
+    }
+  });
+
+  it("keeps all text inside the margins, without overlapping lines", () => {
+    const problems: string[] = [];
+    for (const [id, { pages }] of Object.entries(rendered)) {
+      pages.forEach((page, p) => {
+        const where = (item: TextItem): string => `${id} page ${p + 1}: "${item.str}"`;
+        for (const item of page.items) {
+          const inside = item.x >= 49.5 && item.x + item.width <= PAGE_WIDTH - 49.5 && item.y >= 30 && item.y <= PAGE_HEIGHT - 30;
+          if (!inside) problems.push(`${where(item)} is outside the margins`);
+        }
+        for (let a = 0; a < page.items.length; a++) {
+          for (let b = a + 1; b < page.items.length; b++) {
+            const [i, j] = [page.items[a], page.items[b]];
+            const overlapX = Math.min(i.x + i.width, j.x + j.width) - Math.max(i.x, j.x);
+            if (Math.abs(i.y - j.y) < 6 && overlapX > 0.5) problems.push(`${where(i)} overlaps "${j.str}"`);
+          }
+        }
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("renderInstancePdf: tables and pagination", () => {
+  it("repeats a table's column headers on every page it continues on and never splits a row", async () => {
+    const lorem = "lorem ipsum dolor sit amet consectetur";
+    const inst = tableInstance(300, (i) => `Item ${i} ${lorem.repeat(i % 5)}`);
+    const out = await renderInstancePdf(inst, options("t300"));
+    const pages = await readPages(out.bytes);
+    expect(out.pageCount).toBe(pages.length);
+    expect(out.pageCount).toBeGreaterThan(5);
+
+    const firstTablePage = pageOf(pages, "R-0");
+    const lastTablePage = pageOf(pages, "R-299");
+    expect(lastTablePage).toBeGreaterThan(firstTablePage);
+    for (let p = firstTablePage; p <= lastTablePage; p++) {
+      const strs = pages[p].items.map((i) => i.str);
+      const header = ["ID", "Description", "Amount", "Status"].map((h) => strs.indexOf(h));
+      const firstRow = strs.findIndex((s) => /^R-\d+$/.test(s));
+      expect(header, `page ${p + 1}`).toEqual([...header].sort((a, b) => a - b));
+      expect(header[0], `page ${p + 1}`).toBeGreaterThanOrEqual(0);
+      expect(header[3]).toBeLessThan(firstRow);
+      if (p > firstTablePage) expect(strs).toContain("Register (continued)");
+    }
+
+    // every row once, in order, whole on one page
+    const ids = pages.flatMap((p, page) => p.items.filter((i) => /^R-\d+$/.test(i.str)).map((i) => ({ id: i.str, page })));
+    expect(ids.map((r) => r.id)).toEqual(Array.from({ length: 300 }, (_, i) => `R-${i}`));
+    const { rows } = inst.sections[0].fields[1].value as { rows: { cells: (string | number | null)[] }[] };
+    for (const [i, row] of rows.entries()) {
+      const page = pages[ids[i].page];
+      for (const cell of row.cells) {
+        const text = cell === null ? EMPTY_MARKER : typeof cell === "number" ? formatNumber(cell) : cell;
+        expect(page.squashed, `row ${i}: ${text}`).toContain(squash(text));
+      }
+    }
+    expect(pageOf(pages, "After the table")).toBe(out.pageCount - 1);
+  });
+
+  it("keeps the demo equipment register's rows whole and in order across its pages", () => {
+    const { pages } = rendered["audit-long"];
+    const field = instance("audit-long").sections.flatMap((s) => s.fields).find((f) => f.label === "Equipment register")!;
+    const rows = (field.value as { rows: { cells: (string | number | null)[] }[] }).rows;
+    let page = 0;
+    for (const row of rows) {
+      const tag = String(row.cells[0]);
+      const found = pages.findIndex((p, i) => i >= page && p.items.some((item) => item.str === tag));
+      expect(found, tag).toBeGreaterThanOrEqual(page);
+      page = found;
+      for (const cell of row.cells) {
+        const text = cell === null ? EMPTY_MARKER : typeof cell === "number" ? formatNumber(cell) : cell;
+        expect(pages[page].squashed, `${tag}: ${text}`).toContain(squash(text));
+      }
+    }
+    const continued = pages.filter((p) => p.text.includes("Equipment register (continued)"));
+    expect(continued.length).toBeGreaterThan(0);
+    for (const p of continued) expect(p.items.slice(0, 12).map((i) => i.str)).toEqual(expect.arrayContaining(["Tag", "Criticality"]));
+  });
+
+  it("renders a 2,000-row table to many pages", async () => {
+    const out = await renderInstancePdf(tableInstance(2000, (i) => `Item number ${i}`), options("t2000"));
+    expect(out.pageCount).toBeGreaterThan(30);
+    const doc = await PDFDocument.load(out.bytes, { updateMetadata: false });
+    expect(doc.getPageCount()).toBe(out.pageCount);
+    const pages = await readPages(out.bytes);
+    expect(pages[out.pageCount - 1].text).toContain(`Page ${out.pageCount} of ${out.pageCount}`);
+    expect(pageOf(pages, "R-1999")).toBeGreaterThan(out.pageCount - 3);
+  }, 30_000);
+
+  it("splits a single value taller than a page between its lines, losing nothing", async () => {
+    const words = Array.from({ length: 12000 }, (_, i) => `w${i}`);
+    const long = words.join(" ");
+    const inst: PrintableInstance = {
+      title: "Huge",
+      objectTypeName: "T",
+      sections: [
+        {
+          title: "S",
+          fields: [
+            { label: "Huge text", type: "text", value: long },
+            { label: "Huge table", type: "table", value: { columns: ["a", "b"], rows: [{ cells: ["x", long] }] } },
+            { label: "One unbreakable word", type: "url", value: "x".repeat(40000) },
+          ],
+        },
+      ],
+    };
+    const out = await renderInstancePdf(inst, options("huge"));
+    expect(out.pageCount).toBeGreaterThan(10);
+    const pages = await readPages(out.bytes);
+    const tokens = pages.flatMap((p) => p.text.split(/\s+/)).filter((t) => /^w\d+$/.test(t));
+    expect(tokens).toEqual([...words, ...words]);
+    const xs = pages.flatMap((p) => p.items.filter((i) => /^x+$/.test(i.str)).map((i) => i.str.length));
+    expect(xs.reduce((a, b) => a + b, 0)).toBe(40000 + 1); // plus the table cell "x"
+  }, 30_000);
+});
+
+describe("renderInstancePdf: file properties", () => {
+  it("writes the metadata: title, subject, keywords, producer, creation and modification dates", async () => {
+    const doc = await PDFDocument.load(rendered["inspection-short"].bytes, { updateMetadata: false });
+    expect(doc.getPageCount()).toBe(rendered["inspection-short"].pageCount);
+    expect(doc.getTitle()).toBe("Boiler Inspection B-12");
+    expect(doc.getSubject()).toBe("Safety Inspection — Acme North");
+    expect(doc.getKeywords()).toBe("inspection-short");
+    expect(doc.getProducer()).toBe(PRODUCER);
+    expect(doc.getCreator()).toBe(PRODUCER);
+    expect(doc.getCreationDate()?.toISOString()).toBe(AT.toISOString());
+    expect(doc.getModificationDate()?.toISOString()).toBe(AT.toISOString());
+    const page = doc.getPage(0);
+    expect([page.getWidth(), page.getHeight()]).toEqual([PAGE_WIDTH, PAGE_HEIGHT]);
+  });
+
+  it("stays small (subset fonts) and embeds well-formed Noto Sans subsets", async () => {
+    const sizes = Object.fromEntries(Object.entries(rendered).map(([id, r]) => [id, r.bytes.length]));
+    expect(sizes["inspection-short"]).toBeLessThan(40_000);
+    expect(sizes["multilingual"]).toBeLessThan(40_000);
+    expect(sizes["audit-long"]).toBeLessThan(150_000);
+
+    const doc = await PDFDocument.load(rendered["multilingual"].bytes, { updateMetadata: false });
+    const lookup = <T>(v: unknown): T => (v instanceof PDFRef ? doc.context.lookup(v) : v) as T;
+    const type0 = doc.context
+      .enumerateIndirectObjects()
+      .map(([, obj]) => obj)
+      .filter((obj): obj is PDFDict => obj instanceof PDFDict && obj.get(PDFName.of("Subtype")) === PDFName.of("Type0"));
+    expect(type0).toHaveLength(2);
+    const full = {
+      Regular: fontkit.create(readFileSync(require.resolve("@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf"))),
+      Bold: fontkit.create(readFileSync(require.resolve("@expo-google-fonts/noto-sans/700Bold/NotoSans_700Bold.ttf"))),
+    };
+    for (const font of type0) {
+      const name = String(font.get(PDFName.of("BaseFont")));
+      const face = /^\/[A-Z]{6}\+NotoSans-(Regular|Bold)$/.exec(name)?.[1] as "Regular" | "Bold";
+      expect(face, name).toBeDefined();
+      const cidFont = lookup<PDFDict>(lookup<{ get(i: number): unknown }>(font.get(PDFName.of("DescendantFonts"))).get(0));
+      const descriptor = lookup<PDFDict>(cidFont.get(PDFName.of("FontDescriptor")));
+      const file = lookup<PDFRawStream>(descriptor.get(PDFName.of("FontFile2")));
+      const program = inflateSync(file.getContents());
+      expect(program.length).toBeLessThan(30_000);
+      // Each used glyph (CID = glyph index) has the outline of the same character in the full font.
+      const cmap = inflateSync(lookup<PDFRawStream>(font.get(PDFName.of("ToUnicode"))).getContents()).toString("latin1");
+      const subset = fontkit.create(program);
+      let checked = 0;
+      for (const [, cid, unicode] of cmap.matchAll(/<([0-9a-f]{4})> <([0-9a-f]{4,8})>/g)) {
+        const cp = String.fromCharCode(...(unicode.match(/.{4}/g) ?? []).map((h) => parseInt(h, 16))).codePointAt(0)!;
+        const original = full[face].glyphForCodePoint(cp);
+        const copy = subset.getGlyph(parseInt(cid, 16));
+        expect(copy.path.toSVG(), `${face} U+${cp.toString(16)}`).toBe(original.path.toSVG());
+        expect(copy.advanceWidth).toBe(original.advanceWidth);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(20);
+    }
+  });
+
+  it("is deterministic: same input and clock give the same bytes, another clock other bytes", async () => {
+    const a = await renderInstancePdf(instance("audit-long"), options("audit-long"));
+    await renderInstancePdf(instance("multilingual"), options("multilingual")); // other work in between
+    const b = await renderInstancePdf(instance("audit-long"), options("audit-long"));
+    expect(Buffer.from(a.bytes).equals(Buffer.from(b.bytes))).toBe(true);
+    expect(Buffer.from(a.bytes).equals(Buffer.from(rendered["audit-long"].bytes))).toBe(true);
+
+    const later = await renderInstancePdf(instance("audit-long"), options("audit-long", new Date(AT.getTime() + 1000)));
+    expect(Buffer.from(later.bytes).equals(Buffer.from(a.bytes))).toBe(false);
+    const laterDoc = await PDFDocument.load(later.bytes, { updateMetadata: false });
+    expect(laterDoc.getCreationDate()?.toISOString()).toBe("2026-05-04T16:12:06.000Z");
+    expect((await readPages(later.bytes))[0].text).toContain("Generated 4 May 2026, 16:12:06 UTC");
+  });
+});
+
+describe("renderInstancePdf: values of any shape", () => {
+  it("never throws on malformed data and prints it as text", async () => {
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    const inst = {
+      title: 42,
+      objectTypeName: null,
+      sections: [
+        {
+          title: "",
+          fields: [
+            { label: "Number as text", type: "number", value: "12 kg" },
+            { label: "Boolean as text", type: "boolean", value: "yes" },
+            { label: "Impossible date", type: "date", value: "2026-02-30" },
+            { label: "Timestamp", type: "datetime", value: { seconds: 1777900000, nanoseconds: 0 } },
+            { label: "Object", type: "text", value: { a: 1, b: [true, null], c: cyclic } },
+            { label: "Big", type: "number", value: 12345678901234567890n },
+            { label: "Table as string", type: "table", value: "not a table" },
+            { label: "Table of arrays", type: "table", value: [["a", 1], ["b"]] },
+            { label: "Choices", type: "multichoice", value: ["one", 2, { three: 3 }] },
+            { label: "Unknown type", type: "signature", value: "S. Igned" },
+            { label: ["weird", "label"], type: "text", value: "ok" },
+            { label: "Controls and emoji", type: "text", value: "tab\there\u0007bell 😀 \ud800 end" },
+            null,
+            "just a string",
+          ],
+        },
+        { title: "Not an array", fields: "nope" },
+        null,
+      ],
+    } as unknown as PrintableInstance;
+    const out = await renderInstancePdf(inst, options("weird"));
+    const pages = await readPages(out.bytes);
+    const text = pages.map((p) => p.text).join("\n");
+    expect(pages[0].items[0].str).toBe("42");
+    expect(valueAfter(pages, "Object type")).toBe(EMPTY_MARKER);
+    expect(valueAfter(pages, "Number as text")).toBe("12 kg");
+    expect(valueAfter(pages, "Boolean as text")).toBe("yes");
+    expect(valueAfter(pages, "Impossible date")).toBe("2026-02-30");
+    expect(valueAfter(pages, "Timestamp")).toBe(formatDateTime(new Date(1777900000 * 1000)));
+    expect(squash(text)).toContain(squash('{"a": 1, "b": [true, null], "c": {"name": "loop", "self": {…}}}'));
+    expect(valueAfter(pages, "Big")).toBe("12345678901234567890");
+    expect(valueAfter(pages, "Table as string")).toBe("not a table");
+    expect(text).toContain("Column 1");
+    expect(valueAfter(pages, "Unknown type")).toBe("S. Igned");
+    expect(text).toContain("tab here\uFFFDbell \uFFFD \uFFFD end");
+    expect(text).toContain("Section 1");
+    expect(text).toContain("No fields");
+  });
+
+  it("refuses an invalid clock", async () => {
+    await expect(renderInstancePdf(instance("multilingual"), options("x", new Date(Number.NaN)))).rejects.toThrow(TypeError);
+  });
+});
+
+describe("formatting (en-GB, UTC)", () => {
+  it("documents one locale and time zone", () => {
+    expect(PRINT_LOCALE).toBe("en-GB");
+    expect(PRINT_TIME_ZONE).toBe("UTC");
+  });
+
+  it.each([
+    [2014, "2014"],
+    [48250, "48,250"],
+    [18422.7, "18,422.7"],
+    [0.1 + 0.2, "0.3"],
+    [-0.02, "-0.02"],
+    [-0, "0"],
+    [1e21, "1,000,000,000,000,000,000,000"],
+    [Number.NaN, "NaN"],
+  ])("number %s -> %s", (n, text) => {
+    expect(formatNumber(n)).toBe(text);
+  });
+
+  it.each([
+    ["date", "2026-05-04", "4 May 2026"],
+    ["date", "2024-02-29", "29 February 2024"],
+    ["date", "2026-02-29", "2026-02-29"],
+    ["date", "2026-05-04T23:30:00-02:00", "5 May 2026"],
+    ["datetime", "2026-05-04T13:45:00Z", "4 May 2026, 13:45 UTC"],
+    ["datetime", "2026-05-04T13:45:30.250+02:00", "4 May 2026, 11:45:30 UTC"],
+    ["datetime", "tomorrow", "tomorrow"],
+    ["boolean", true, "Yes"],
+    ["boolean", false, "No"],
+    ["multichoice", ["a"], "a"],
+    ["multichoice", ["a", "b"], "• a\n• b"],
+  ])("%s %j -> %j", (type, value, text) => {
+    expect(displayValue(type, value)).toEqual({ kind: "inline", text });
+  });
+
+  it.each([null, undefined, "", "   ", []])("%j is empty", (value) => {
+    expect(displayValue("text", value)).toEqual({ kind: "empty" });
+    expect(displayValue("table", value)).toEqual({ kind: "empty" });
+  });
+
+  it("reads tables leniently and right-aligns number columns", () => {
+    expect(displayValue("table", { columns: ["A", "B"], rows: [{ cells: ["x", 1] }, { cells: [null, 2.5, "extra"] }] })).toEqual({
+      kind: "table",
+      columns: ["A", "B", "Column 3"],
+      rows: [
+        ["x", "1", ""],
+        ["", "2.5", "extra"],
+      ],
+      numeric: [false, true, false],
+    });
+    expect(displayValue("table", { columns: ["A"], rows: [] })).toEqual({ kind: "empty" });
+  });
+});
+
+describe("TrueTypeSource (checked against fontkit)", () => {
+  const files = {
+    Regular: require.resolve("@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf"),
+    Bold: require.resolve("@expo-google-fonts/noto-sans/700Bold/NotoSans_700Bold.ttf"),
+  };
+
+  it.each(Object.entries(files))("maps every character and reads the metrics of Noto Sans %s like fontkit", (_face, file) => {
+    const bytes = readFileSync(file);
+    const reference = fontkit.create(bytes) as fontkit.Font & { characterSet: number[]; numGlyphs: number };
+    const source = new TrueTypeSource(new Uint8Array(bytes));
+    expect(source.postscriptName).toBe(reference.postscriptName);
+    expect(source.numGlyphs).toBe(reference.numGlyphs);
+    expect(source.metrics).toEqual({
+      unitsPerEm: reference.unitsPerEm,
+      ascent: reference.ascent,
+      descent: reference.descent,
+      capHeight: reference.capHeight,
+      italicAngle: reference.italicAngle,
+      bbox: { minX: reference.bbox.minX, minY: reference.bbox.minY, maxX: reference.bbox.maxX, maxY: reference.bbox.maxY },
+    });
+    expect(reference.characterSet.length).toBeGreaterThan(3000);
+    for (const cp of reference.characterSet) {
+      const glyph = reference.glyphForCodePoint(cp);
+      if (source.glyphId(cp) !== glyph.id) expect(source.glyphId(cp), `U+${cp.toString(16)}`).toBe(glyph.id);
+      if (source.advanceWidth(glyph.id) !== glyph.advanceWidth) expect(source.advanceWidth(glyph.id)).toBe(glyph.advanceWidth);
+    }
+    for (const cp of [0x4e2d, 0x1f600, 0x2705, 0x10ffff, 0xe000, 0xffff]) expect(source.glyphId(cp)).toBe(0);
+  });
+
+  it("cuts subsets whose glyphs (composites included) are exact copies, renumbered from 0", () => {
+    const bytes = readFileSync(files.Regular);
+    const font = fontkit.create(bytes);
+    const chars = [..."Åé ŻőΆώЁйxyz"];
+    const gids = [0, ...chars.map((c) => font.glyphForCodePoint(c.codePointAt(0)!).id)];
+    const subset = fontkit.create(new TrueTypeSource(new Uint8Array(bytes)).subset(gids)) as fontkit.Font & { numGlyphs: number };
+    chars.forEach((c, i) => {
+      const original = font.glyphForCodePoint(c.codePointAt(0)!);
+      const copy = subset.getGlyph(i + 1);
+      expect(copy.path.toSVG(), c).toBe(original.path.toSVG());
+      expect(copy.advanceWidth).toBe(original.advanceWidth);
+    });
+    expect(subset.numGlyphs).toBeGreaterThan(gids.length); // components pulled in after the requested glyphs
+    expect(subset.numGlyphs).toBeLessThan(40);
+  });
+});
