@@ -1,4 +1,4 @@
-import { defineString } from "firebase-functions/params";
+import { defineSecret, defineString } from "firebase-functions/params";
 
 /**
  * Deployment parameters, declared once. firebase-tools lists them at deploy time and asks for
@@ -9,6 +9,16 @@ export const params = {
   webApiKey: defineString("WEB_API_KEY", {
     default: "local-emulator-key",
     description: "Web API key of the Firebase project (Project settings > General), used to verify Basic email:password credentials.",
+  }),
+  /** Sender of send-pdf mail; must be a verified sender of the SendGrid account. */
+  mailFromEmail: defineString("MAIL_FROM_EMAIL", {
+    default: "",
+    description: "Sender address of emailed PDFs (a verified SendGrid sender). Empty: send-pdf answers 503.",
+  }),
+  /** Display name of the sender. */
+  mailFromName: defineString("MAIL_FROM_NAME", {
+    default: "Print service",
+    description: "Sender name of emailed PDFs.",
   }),
   /** Comma-separated origins allowed to call the functions from a browser ("*" allows any). */
   corsOrigins: defineString("CORS_ORIGINS", {
@@ -36,3 +46,20 @@ export function identityToolkitUrl(): string {
   const emulatorHost = process.env.FIREBASE_AUTH_EMULATOR_HOST;
   return emulatorHost ? `http://${emulatorHost}/identitytoolkit.googleapis.com` : "https://identitytoolkit.googleapis.com";
 }
+
+/** SendGrid API key (Secret Manager in production; functions/.secret.local under the emulator). */
+export const sendgridApiKey = defineSecret("SENDGRID_API_KEY");
+
+/** Where @sendgrid/mail sends: the stack's mail sink under the emulator, SendGrid otherwise. */
+export function sendgridBaseUrl(): string | undefined {
+  return isEmulator() ? process.env.SENDGRID_API_URL : undefined;
+}
+
+/** send-pdf: per user and target, at most this many sends in each fixed window (counted in Firestore). */
+export const SEND_PDF_LIMIT = { maxSends: 20, windowMs: 60 * 60 * 1000 };
+
+/** How long send-pdf waits for SendGrid before answering 504. */
+export const SENDGRID_TIMEOUT_MS = 10_000;
+
+/** SendGrid accepts at most 30 MB per request; base64 grows the PDF by a third, so 20 MB raw. */
+export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;

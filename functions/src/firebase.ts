@@ -1,6 +1,7 @@
 import type { App } from "firebase-admin/app";
 import type { Auth } from "firebase-admin/auth";
 import type { Firestore } from "firebase-admin/firestore";
+import type { getStorage } from "firebase-admin/storage";
 
 // The Admin SDK, initialised on first use: each firebase-admin module is loaded only by the
 // function that needs it (cold start). Credentials, project and bucket come from the runtime.
@@ -24,4 +25,10 @@ export function auth(): Auth {
 export function db(): Firestore {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require("firebase-admin/firestore") as typeof import("firebase-admin/firestore")).getFirestore(adminApp());
+}
+
+/** The project's default Cloud Storage bucket (FIREBASE_CONFIG names it, in production and emulator). */
+export function defaultBucket(): ReturnType<ReturnType<typeof getStorage>["bucket"]> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("firebase-admin/storage") as typeof import("firebase-admin/storage")).getStorage(adminApp()).bucket();
 }

@@ -1,6 +1,6 @@
 import type { Express } from "express";
 import { onRequest } from "firebase-functions/v2/https";
-import { REGION } from "./config";
+import { REGION, sendgridApiKey } from "./config";
 
 // Each function imports its own app on its first request, so an instance of `print` never loads
 // the api routes and their dependencies, and the other way round (cold start; README).
@@ -17,7 +17,7 @@ export const api = onRequest(options, async (req, res) => {
   (await apiApp)(req, res);
 });
 
-export const print = onRequest(options, async (req, res) => {
+export const print = onRequest({ ...options, secrets: [sendgridApiKey] }, async (req, res) => {
   printApp ??= import("./print/app").then((m) => m.createPrintApp());
   (await printApp)(req, res);
 });

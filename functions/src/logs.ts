@@ -19,3 +19,12 @@ export function unexpectedError(error: unknown): void {
   const err = error instanceof Error ? error : new Error(String(error));
   logger.error(`Unexpected error: ${err.message}`, withRequest({ errorName: err.name, stack: err.stack }));
 }
+
+export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: number): void {
+  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs }));
+}
+
+export function storageFailed(error: unknown): void {
+  const err = error instanceof Error ? error : new Error(String(error));
+  logger.error(`Cloud Storage call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
+}

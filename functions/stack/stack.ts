@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import {
@@ -108,6 +108,19 @@ async function waitUntilReady(part: PartName, failed: Promise<never>): Promise<v
 }
 
 /**
+ * The functions emulator reads secrets from functions/.secret.local and would otherwise ask Secret
+ * Manager (unreachable here). The mail sink accepts any key, so a fixed fake one is written if the
+ * developer has not put one there.
+ */
+function ensureLocalSecrets(): void {
+  const file = join(FUNCTIONS_DIR, ".secret.local");
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (!/^SENDGRID_API_KEY=/m.test(current)) {
+    appendFileSync(file, `${current && !current.endsWith("\n") ? "\n" : ""}SENDGRID_API_KEY=SG.local-emulator-key\n`);
+  }
+}
+
+/**
  * Starts every part of the local stack on its fixed port and resolves once all of them answer.
  * On failure it stops whatever it had started and throws a StackError naming the part.
  */
@@ -118,6 +131,8 @@ export async function startStack(): Promise<Stack> {
   if (!existsSync(join(FUNCTIONS_DIR, "lib", "index.js"))) {
     throw new StackError(PART_LABELS.functions, "missing build: functions/lib/index.js does not exist (run `npm --prefix functions run build`)");
   }
+
+  ensureLocalSecrets();
 
   // The Admin SDK in this process (seeding, tests) talks to the same emulators as the functions.
   Object.assign(process.env, EMULATOR_ENV);

@@ -4,7 +4,7 @@ import type { RequestHandler } from "express";
 import { isEmulator } from "../config";
 
 /** Calls to a backend that a request made, by kind. */
-export type BackendCall = "firestore" | "auth";
+export type BackendCall = "firestore" | "auth" | "storage" | "mail";
 
 interface RequestContext {
   requestId: string;
@@ -29,17 +29,18 @@ export function countBackendCall(kind: BackendCall): void {
  * log line written while it is served. The id is always generated here: a client-sent id is not
  * trusted, since it would let a caller forge or collide log correlation.
  *
- * Under the emulator only, responses also carry `X-Backend-Calls: firestore=N, auth=M`, the round
+ * Under the emulator only, responses also carry `X-Backend-Calls: firestore=N, auth=M[, storage=K][, mail=L]`, the round
  * trips the request cost (tests and benchmarks read it; production does not expose internals).
  */
 export const requestContext: RequestHandler = (_req, res, next) => {
-  const context: RequestContext = { requestId: randomUUID(), backendCalls: { firestore: 0, auth: 0 } };
+  const context: RequestContext = { requestId: randomUUID(), backendCalls: { firestore: 0, auth: 0, storage: 0, mail: 0 } };
   res.setHeader("X-Request-Id", context.requestId);
   if (isEmulator()) {
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
-      const { firestore, auth } = context.backendCalls;
-      if (!this.headersSent) this.setHeader("X-Backend-Calls", `firestore=${firestore}, auth=${auth}`);
+      const { firestore, auth, storage, mail } = context.backendCalls;
+      const calls = `firestore=${firestore}, auth=${auth}${storage ? `, storage=${storage}` : ""}${mail ? `, mail=${mail}` : ""}`;
+      if (!this.headersSent) this.setHeader("X-Backend-Calls", calls);
       return writeHead.apply(this, args);
     } as typeof writeHead;
   }

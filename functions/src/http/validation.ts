@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
+import { idProblem } from "./ids";
 
 /** Parses `value` with `schema`, or throws a 400 whose message names each offending field. */
 export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where: "query" | "body"): z.infer<S> {
@@ -23,3 +24,9 @@ export const intParam = (min: number, max: number, fallback: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .default(fallback);
+
+/** A Firestore document id as a body field (same rules as ids in the path). */
+export const idField = z.string().superRefine((value, ctx) => {
+  const problem = idProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `is not a valid id: it ${problem}` });
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import type { File } from "@google-cloud/storage";
+import type { DocumentSnapshot } from "firebase-admin/firestore";
+import { isEmulator } from "../config";
+import { db, defaultBucket } from "../firebase";
+import type { Access } from "../http/access";
+import { HttpError, notFound } from "../http/errors";
+import { countBackendCall } from "../http/requestContext";
+import * as logs from "../logs";
+import type { PrintableInstance } from "./render";
+
+/** Where generated PDFs live in the default bucket (SPEC.md section 8). */
+export const PDF_PREFIX = "generated-pdfs/";
+
+/** Bumped when the renderer's output changes, so that stored PDFs of the old layout are not reused. */
+export const RENDERER_VERSION = 1;
+
+/** How long a production download URL is valid (SPEC.md section 8). */
+export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
+
+/** A PDF of an object instance, stored in the bucket. */
+export interface StoredPdf {
+  file: File;
+  /** The instance's title, as printed. */
+  title: string;
+  /** The bytes, when this request rendered them (otherwise `pdfBytes` downloads them). */
+  bytes?: Uint8Array;
+  storagePath: string;
+  sizeBytes: number;
+  pageCount: number;
+  /** True when an earlier request had already rendered this version of the instance. */
+  cached: boolean;
+}
+
+/**
+ * The object name of an instance's PDF: under the prefix, the target's path and the instance id
+ * (each segment an id the pipeline validated: no slash, no dot segment), then the version of the
+ * instance it shows. No input can steer it outside `generated-pdfs/{target}/{instanceId}/`.
+ */
+export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot): string {
+  const updated = instance.updateTime!;
+  const version = `${updated.seconds}${String(updated.nanoseconds).padStart(9, "0")}`;
+  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}.pdf`;
+}
+
+/** A file name safe everywhere (ASCII letters, digits, space . _ -), ending in .pdf. */
+export function safeFileName(name: string): string {
+  const base = name
+    .replace(/\.pdf$/i, "")
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "") // accents go, their letters stay
+    .replace(/[^A-Za-z0-9 ._-]+/g, "_")
+    .replace(/_+/g, "_")
+    .replace(/^[ ._]+|[ ._]+$/g, "")
+    .slice(0, 80);
+  return `${base || "document"}.pdf`;
+}
+
+/** `Content-Disposition` with the safe file name and the exact title in RFC 5987 form. */
+export function contentDisposition(title: string): string {
+  // eslint-disable-next-line no-control-regex
+  const exact = title.replace(/[\u0000-\u001f\u007f"\\/]/g, "").slice(0, 120) || "document";
+  // RFC 5987 allows fewer characters than encodeURIComponent leaves alone: encode ' ( ) * ! too.
+  const encoded = encodeURIComponent(`${exact}.pdf`).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${safeFileName(title)}"; filename*=UTF-8''${encoded}`;
+}
+
+/** Storage failures are the platform's, not the caller's: a 503 the client may retry. */
+async function storage<T>(operation: () => Promise<T>): Promise<T> {
+  countBackendCall("storage");
+  try {
+    return await operation();
+  } catch (error) {
+    logs.storageFailed(error);
+    throw new HttpError(503, "Cloud Storage is unavailable; try again shortly.");
+  }
+}
+
+function printable(data: FirebaseFirestore.DocumentData): PrintableInstance {
+  return {
+    title: String(data.title ?? "Untitled"),
+    objectTypeName: String(data.objectTypeName ?? ""),
+    sections: Array.isArray(data.sections) ? data.sections : [],
+  };
+}
+
+/**
+ * The PDF of one object instance of the target, rendered and stored, or the one already stored
+ * for the same version of the instance. Instances of other targets are never found here.
+ */
+export async function pdfOfInstance(access: Access, instanceId: string): Promise<StoredPdf> {
+  countBackendCall("firestore");
+  const instance = await db().doc(`${access.path}/objectInstances/${instanceId}`).get();
+  if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
+
+  const data = printable(instance.data()!);
+  const storagePath = pdfObjectName(access, instanceId, instance);
+  const file = defaultBucket().file(storagePath);
+  const [exists] = await storage(() => file.exists());
+  if (exists) {
+    const [metadata] = await storage(() => file.getMetadata());
+    return { file, title: data.title, storagePath, sizeBytes: Number(metadata.size), pageCount: Number(metadata.metadata?.pageCount ?? 0), cached: true };
+  }
+
+  const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
+  const started = performance.now();
+  // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
+  // request served from a stored PDF never needs it.
+  const { renderInstancePdf } = await import("./render");
+  const pdf = await renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date() });
+  logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started);
+
+  await storage(() =>
+    file.save(Buffer.from(pdf.bytes), {
+      resumable: false,
+      contentType: "application/pdf",
+      metadata: {
+        contentDisposition: contentDisposition(data.title),
+        cacheControl: "private, max-age=900",
+        metadata: {
+          pageCount: String(pdf.pageCount),
+          // The emulator serves files by download token only; production uses signed URLs and no token.
+          ...(isEmulator() && { firebaseStorageDownloadTokens: randomUUID() }),
+        },
+      },
+    }),
+  );
+  return { file, title: data.title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false };
+}
+
+/** The PDF's bytes: those just rendered, or the stored file's. */
+export async function pdfBytes(pdf: StoredPdf): Promise<Uint8Array> {
+  if (pdf.bytes) return pdf.bytes;
+  const [bytes] = await storage(() => pdf.file.download());
+  return bytes;
+}
+
+/**
+ * A URL that downloads the PDF: in production a V4 signed URL valid 15 minutes (signed through
+ * IAM signBlob by the runtime service account); under the emulator its download-token URL,
+ * which needs no signing and does not expire (`expiresAt` null).
+ */
+export async function downloadUrl(pdf: StoredPdf): Promise<{ url: string; expiresAt: string | null }> {
+  if (isEmulator()) {
+    const [metadata] = await storage(() => pdf.file.getMetadata());
+    const token = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0];
+    const host = process.env.FIREBASE_STORAGE_EMULATOR_HOST;
+    return { url: `http://${host}/v0/b/${pdf.file.bucket.name}/o/${encodeURIComponent(pdf.storagePath)}?alt=media&token=${token}`, expiresAt: null };
+  }
+  const expires = Date.now() + SIGNED_URL_TTL_MS;
+  const [url] = await storage(() => pdf.file.getSignedUrl({ version: "v4", action: "read", expires }));
+  return { url, expiresAt: new Date(expires).toISOString() };
+}

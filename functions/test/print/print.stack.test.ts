@@ -1,0 +1,119 @@
+import { getStorage } from "firebase-admin/storage";
+import { PDFDocument } from "pdf-lib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUCKET, URLS } from "../../stack/config";
+import { stackAdminApp } from "../../stack/seedStack";
+import { firestore } from "../api/fixtures";
+import { BASES, call, idTokenFor } from "../helpers";
+
+const printUrl = (target: string) => `${BASES.print.functionUrl}${target}/print`;
+const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
+
+async function download(url: string): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(20_000) });
+  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+describe("POST /print/{target}/print", () => {
+  let reader: string;
+  beforeAll(async () => {
+    reader = await idTokenFor("north-reader@acme.test");
+  });
+  const print = (target: string, objectInstanceId: unknown, token = reader) => call(printUrl(target), { method: "POST", auth: { bearer: token }, body: { objectInstanceId } });
+
+  it("renders the instance, stores it under generated-pdfs/ and answers 201 with a working download URL", async () => {
+    const instanceId = `print-${Date.now()}`;
+    const source = (await firestore().doc("tenants/acme-north/objectInstances/inspection-short").get()).data()!;
+    await firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`).set(source);
+
+    const res = await print("/tenant/acme-north", instanceId);
+    expect(res.status).toBe(201);
+    const data = res.json.data;
+    expect(res.json).toEqual({ message: expect.any(String), data: expect.any(Object) });
+    expect(data).toEqual({
+      downloadUrl: expect.stringMatching(new RegExp(`^${URLS.storage}/v0/b/${BUCKET}/o/generated-pdfs%2F.*\\?alt=media&token=[0-9a-f-]{36}$`)),
+      expiresAt: null,
+      storagePath: expect.stringMatching(new RegExp(`^generated-pdfs/tenants/acme-north/${instanceId}/r\\d+-\\d+\\.pdf$`)),
+      sizeBytes: expect.any(Number),
+      pageCount: expect.any(Number),
+      cached: false,
+    });
+
+    const file = await download(data.downloadUrl);
+    expect(file.status).toBe(200);
+    expect(file.bytes.subarray(0, 5).toString()).toBe("%PDF-");
+    expect(file.bytes.length).toBe(data.sizeBytes);
+    const pdf = await PDFDocument.load(file.bytes);
+    expect(pdf.getPageCount()).toBe(data.pageCount);
+    expect(pdf.getTitle()).toBe(source.title);
+
+    const [metadata] = await bucket().file(data.storagePath).getMetadata();
+    expect(metadata.contentType).toBe("application/pdf");
+    expect(metadata.contentDisposition).toMatch(/^attachment; filename="Boiler Inspection B-12\.pdf"; filename\*=UTF-8''/);
+  });
+
+  it("reuses the stored PDF of the same version, and renders anew when the instance changes", async () => {
+    const instanceId = `cache-${Date.now()}`;
+    const ref = firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`);
+    await ref.set({ title: "Cache test", objectTypeName: "Test", sections: [{ title: "S", fields: [{ label: "A", type: "text", value: "one" }] }] });
+    const first = await print("/tenant/acme-north", instanceId);
+    const second = await print("/tenant/acme-north", instanceId);
+    expect(second.status).toBe(201);
+    expect(second.json.data).toMatchObject({ cached: true, storagePath: first.json.data.storagePath, sizeBytes: first.json.data.sizeBytes });
+    await ref.update({ title: "Cache test, edited" });
+    const third = await print("/tenant/acme-north", instanceId);
+    expect(third.json.data.cached).toBe(false);
+    expect(third.json.data.storagePath).not.toBe(first.json.data.storagePath);
+  });
+
+  it("renders long and non-Latin instances", async () => {
+    const long = await print("/tenant/acme-north", "audit-long");
+    expect(long.status).toBe(201);
+    expect(long.json.data.pageCount).toBeGreaterThanOrEqual(10);
+    const multilingual = await print("/tenant/acme-north", "multilingual");
+    expect(multilingual.status).toBe(201);
+  });
+
+  it("prints a division's and a site's own instances", async () => {
+    const ops = await print("/organization/acme/tenant/acme-north/division/ops", "ops-checklist", await idTokenFor("ops-reader@acme.test"));
+    expect(ops.status).toBe(201);
+    expect(ops.json.data.storagePath).toMatch(/^generated-pdfs\/tenants\/acme-north\/divisions\/ops\/ops-checklist\//);
+    const harbor = await print("/site/harbor", "harbor-log", await idTokenFor("reader@harbor.test"));
+    expect(harbor.status).toBe(201);
+  });
+
+  it.each([
+    ["another tenant's instance", "/tenant/acme-north", "south-report"],
+    ["a division's instance through its tenant", "/tenant/acme-north", "ops-checklist"],
+    ["an instance that does not exist", "/tenant/acme-north", "no-such-instance"],
+  ])("answers 404 for %s, revealing nothing of it", async (_name, target, id) => {
+    const res = await print(target, id);
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: `Object instance '${id}' does not exist in this target.` });
+    expect(res.text).not.toMatch(/CONFIDENTIAL|acme-south/);
+  });
+
+  it.each([["../audit-long"], ["a/b"], ["__name__"], [""], [42], [null]])("answers 400 for objectInstanceId %j", async (id) => {
+    const res = await print("/tenant/acme-north", id);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/objectInstanceId/);
+  });
+
+  it("stores nothing readable without the token", async () => {
+    const res = await print("/tenant/acme-north", "inspection-short");
+    const withoutToken = res.json.data.downloadUrl.replace(/&token=.*$/, "");
+    expect((await download(withoutToken)).status).toBe(403);
+    expect((await download(withoutToken + "&token=not-the-token")).status).toBe(403);
+  });
+
+  it("needs one of READ, MANAGE_FORM, MANAGE_OBJECTS, ADMIN", async () => {
+    for (const email of ["north-form@acme.test", "north-objects@acme.test", "north-admin@acme.test"]) {
+      expect((await print("/tenant/acme-north", "inspection-short", await idTokenFor(email))).status).toBe(201);
+    }
+    for (const email of ["north-people@acme.test", "north-nobody@acme.test"]) {
+      const res = await print("/tenant/acme-north", "inspection-short", await idTokenFor(email));
+      expect(res.status).toBe(401);
+      expect(res.json.message).toMatch(/READ, MANAGE_FORM, MANAGE_OBJECTS, ADMIN/);
+    }
+  });
+});
