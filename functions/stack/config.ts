@@ -12,16 +12,29 @@ export const PROJECT_ID = "demo-print-admin";
 export const REGION = "us-central1";
 export const HOST = "127.0.0.1";
 
-/** Every part of the local stack and its fixed port (DESIGN.md, "The local stack"). */
+/**
+ * Added to every port, so that a second stack (a developer's `npm test` beside `npm start`, or
+ * parallel work) can run on the same machine: `STACK_PORT_OFFSET=10000 npm test`. Default 0.
+ */
+export const PORT_OFFSET = portOffset(process.env.STACK_PORT_OFFSET);
+
+function portOffset(value: string | undefined): number {
+  if (value === undefined || value === "") return 0;
+  const offset = Number(value);
+  if (!Number.isInteger(offset) || offset < 0 || offset > 50_000) throw new Error(`STACK_PORT_OFFSET must be a whole number from 0 to 50000, not '${value}'`);
+  return offset;
+}
+
+/** Every part of the local stack and its fixed port (DESIGN.md, "The local stack"), plus the offset. */
 export const PORTS = {
-  auth: 9099,
-  functions: 5001,
-  hosting: 5000,
-  firestore: 8080,
-  storage: 9199,
-  mailSink: 8025,
-  hub: 4400, // firebase-tools' emulator hub
-  logging: 4500, // firebase-tools' log stream
+  auth: 9099 + PORT_OFFSET,
+  functions: 5001 + PORT_OFFSET,
+  hosting: 5000 + PORT_OFFSET,
+  firestore: 8080 + PORT_OFFSET,
+  storage: 9199 + PORT_OFFSET,
+  mailSink: 8025 + PORT_OFFSET,
+  hub: 4400 + PORT_OFFSET, // firebase-tools' emulator hub
+  logging: 4500 + PORT_OFFSET, // firebase-tools' log stream
 } as const;
 export type PartName = keyof typeof PORTS;
 
@@ -53,11 +66,13 @@ export const EMULATOR_ENV = {
 
 /** firebase-tools settings for this machine (DESIGN.md): no metadata probe, no update check. */
 export const CACHE_DIR = join(ROOT_DIR, ".cache");
+/** Suffix of this stack's own files under .cache/ (logs, temporary files), so two stacks never share them. */
+export const STACK_SUFFIX = PORT_OFFSET === 0 ? "" : `-${PORT_OFFSET}`;
 export const FIREBASE_TOOLS_ENV = {
   METADATA_SERVER_DETECTION: "none",
   NO_UPDATE_NOTIFIER: "1",
   FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH: "true",
-  TMPDIR: join(CACHE_DIR, "tmp"),
+  TMPDIR: join(CACHE_DIR, `tmp${STACK_SUFFIX}`),
   XDG_CONFIG_HOME: join(CACHE_DIR, "config"),
 } as const;
 

@@ -2,12 +2,12 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { CACHE_DIR, FUNCTIONS_DIR, HOST, PORTS } from "../stack/config";
+import { CACHE_DIR, FUNCTIONS_DIR, HOST, PORTS, STACK_SUFFIX } from "../stack/config";
 
 const READY_MARK = "local stack ready";
 const START_TIMEOUT_MS = 150_000;
 const STOP_TIMEOUT_MS = 30_000;
-const LOG = join(CACHE_DIR, "test-stack.log");
+const LOG = join(CACHE_DIR, `test-stack${STACK_SUFFIX}.log`);
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -135,19 +135,32 @@ export async function pdfBytes(pdf: StoredPdf): Promise<Uint8Array> {
   return bytes;
 }
 
+/** A URL that downloads a stored PDF, and when it stops working (null: never). */
+export interface DownloadUrl {
+  url: string;
+  expiresAt: string | null;
+}
+
 /**
- * A URL that downloads the PDF: in production a V4 signed URL valid 15 minutes (signed through
- * IAM signBlob by the runtime service account); under the emulator its download-token URL,
- * which needs no signing and does not expire (`expiresAt` null).
+ * Production: a V4 signed read URL valid SIGNED_URL_TTL_MS (15 minutes). Without a private key in
+ * its credentials, the client library signs through IAM signBlob as the runtime service account,
+ * which needs roles/iam.serviceAccountTokenCreator on itself (README, Deploying).
  */
-export async function downloadUrl(pdf: StoredPdf): Promise<{ url: string; expiresAt: string | null }> {
-  if (isEmulator()) {
-    const [metadata] = await storage(() => pdf.file.getMetadata());
-    const token = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0];
-    const host = process.env.FIREBASE_STORAGE_EMULATOR_HOST;
-    return { url: `http://${host}/v0/b/${pdf.file.bucket.name}/o/${encodeURIComponent(pdf.storagePath)}?alt=media&token=${token}`, expiresAt: null };
-  }
-  const expires = Date.now() + SIGNED_URL_TTL_MS;
-  const [url] = await storage(() => pdf.file.getSignedUrl({ version: "v4", action: "read", expires }));
+export async function signedReadUrl(file: File, now = Date.now()): Promise<DownloadUrl> {
+  const expires = now + SIGNED_URL_TTL_MS;
+  const [url] = await file.getSignedUrl({ version: "v4", action: "read", accessibleAt: now, expires });
   return { url, expiresAt: new Date(expires).toISOString() };
+}
+
+/** Emulator: the storage emulator's download-token URL, which needs no signing and never expires. */
+export function emulatorDownloadUrl(emulatorHost: string, bucket: string, objectName: string, token: string): DownloadUrl {
+  return { url: `http://${emulatorHost}/v0/b/${bucket}/o/${encodeURIComponent(objectName)}?alt=media&token=${encodeURIComponent(token)}`, expiresAt: null };
+}
+
+/** The one switch between the two kinds of URL (DESIGN.md, Print). */
+export async function downloadUrl(pdf: StoredPdf): Promise<DownloadUrl> {
+  if (!isEmulator()) return storage(() => signedReadUrl(pdf.file));
+  const [metadata] = await storage(() => pdf.file.getMetadata());
+  const token = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0];
+  return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), pdf.file.bucket.name, pdf.storagePath, token);
 }

@@ -43,6 +43,8 @@ describe("POST /print/{target}/print", () => {
     expect(file.status).toBe(200);
     expect(file.bytes.subarray(0, 5).toString()).toBe("%PDF-");
     expect(file.bytes.length).toBe(data.sizeBytes);
+    const [stored] = await bucket().file(data.storagePath).download();
+    expect(file.bytes.equals(stored)).toBe(true);
     const pdf = await PDFDocument.load(file.bytes);
     expect(pdf.getPageCount()).toBe(data.pageCount);
     expect(pdf.getTitle()).toBe(source.title);
