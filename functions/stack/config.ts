@@ -60,6 +60,9 @@ export const EMULATOR_ENV = {
   // Read by the print function only under the emulator: where @sendgrid/mail sends.
   SENDGRID_API_URL: URLS.mailSink,
   GCLOUD_PROJECT: PROJECT_ID,
+  // As on Cloud Functions: Express (the platform's layers in front of the function included) then
+  // answers its own errors without a stack trace.
+  NODE_ENV: "production",
   // Google's client libraries otherwise probe the cloud metadata server (a non-local address).
   METADATA_SERVER_DETECTION: "none",
 } as const;

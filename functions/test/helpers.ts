@@ -10,6 +10,8 @@ export interface CallOptions {
   /** Sent as JSON with its content type, unless it is a string (sent as is). */
   body?: unknown;
   auth?: { bearer: string } | { basic: string } | { header: string };
+  /** Overrides REQUEST_TIMEOUT_MS (bursts of concurrent requests make the emulator start a worker for each). */
+  timeoutMs?: number;
 }
 
 export interface CallResult {
@@ -31,7 +33,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetch(url, { method: options.method ?? "GET", headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(url, { method: options.method ?? "GET", headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS) });
   const text = await res.text();
   let json: unknown;
   try {

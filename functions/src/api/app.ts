@@ -1,5 +1,4 @@
 import { createApp } from "../http/app";
-import { targetRouter } from "../http/routes";
 import { authOwnershipStatus } from "./routes/authOwnershipStatus";
 import { claimAuthOwnership } from "./routes/claimAuthOwnership";
 import { listRoles } from "./routes/listRoles";
@@ -10,4 +9,10 @@ import { softDeleteUser } from "./routes/softDeleteUser";
 /** The user-administration routes (SPEC.md sections 4.3 to 4.6), under /api/{targetPath}. */
 export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership];
 
-export const createApiApp = () => createApp("/api", targetRouter(apiRoutes));
+export const API_INFO = {
+  title: "User administration API",
+  description: "Auth-ownership status, soft delete and restore of users, roles, and claiming and releasing auth ownership, scoped to an organization, tenant, division or site.",
+  mountPath: "/api",
+};
+
+export const createApiApp = () => createApp(API_INFO, apiRoutes);

@@ -1,4 +1,5 @@
 import { FieldValue, type DocumentReference, type DocumentSnapshot } from "firebase-admin/firestore";
+import { z } from "zod";
 import type { Access } from "../http/access";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
@@ -16,11 +17,21 @@ export const userRecordRef = (access: Access, uid: string): DocumentReference =>
 export const ownershipRef = (uid: string): DocumentReference => db().doc(`authOwnership/${uid}`);
 
 /** The flags of SPEC.md section 2: never the owner itself (a caller must not learn which other target holds it). */
-export interface OwnershipStatus {
-  userId: string;
-  isLinkedToCurrentTenant: boolean;
-  isUnclaimed: boolean;
-}
+export const ownershipStatusSchema = z.strictObject({
+  /** The identity-provider user id. */
+  userId: z.string().meta({ examples: ["north-reader"] }),
+  /** True when the target of the request owns the user's authentication. */
+  isLinkedToCurrentTenant: z.boolean(),
+  /** True when no organization or tenant owns it. */
+  isUnclaimed: z.boolean(),
+});
+export type OwnershipStatus = z.infer<typeof ownershipStatusSchema>;
+
+/** `{ statusCode, data: true, message }`: the answer of restore and soft delete (SPEC.md 4.4). */
+export const doneSchema = (statusCode: 200 | 201) => z.strictObject({ statusCode: z.literal(statusCode), data: z.literal(true), message: z.string() });
+
+/** The answer of claim and release: the new ownership status. */
+export const ownershipChangeSchema = z.strictObject({ statusCode: z.literal(200), message: z.string(), data: ownershipStatusSchema });
 
 export function ownershipStatus(access: Access, uid: string, ownership: DocumentSnapshot): OwnershipStatus {
   const owner = ownership.exists ? ownership.get("ownerPath") : undefined;

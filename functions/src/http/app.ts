@@ -1,17 +1,20 @@
 import cors from "cors";
-import express, { type Router } from "express";
+import express from "express";
 import helmet from "helmet";
 import { MAX_BODY_BYTES, params } from "../config";
 import { errorHandler, notFoundHandler } from "./errorHandler";
 import { jsonBody } from "./jsonBody";
+import { openApiDocument, type ApiInfo } from "./openapi";
+import { targetRouter, type AnyRoute } from "./routes";
 import { requestContext } from "./requestContext";
 import * as logs from "../logs";
 
 /**
- * The Express app of one function: the shared plumbing around that function's router, which is
- * mounted at `mountPath` (`/api` or `/print`, the paths SPEC.md gives, and the hosting rewrites).
+ * The Express app of one function: the shared plumbing around that function's routes, which are
+ * mounted at `info.mountPath` (`/api` or `/print`, the paths SPEC.md gives, and the hosting
+ * rewrites), and its OpenAPI document at `{mountPath}/openapi.json`, served without authentication.
  */
-export function createApp(mountPath: string, router: Router): express.Express {
+export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", true);
@@ -25,8 +28,14 @@ export function createApp(mountPath: string, router: Router): express.Express {
     });
     next();
   });
+  let document: Record<string, unknown> | undefined;
+  app.get(`${info.mountPath}/openapi.json`, (_req, res) => {
+    res.locals.route = `${info.mountPath}/openapi.json`;
+    document ??= openApiDocument(info, routes);
+    res.json(document);
+  });
   app.use(jsonBody(MAX_BODY_BYTES));
-  app.use(mountPath, router);
+  app.use(info.mountPath, targetRouter(routes));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

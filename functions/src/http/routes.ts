@@ -21,9 +21,18 @@ export interface RouteContext<Q, B> {
   res: Response;
 }
 
+/** The success answer of a route: its status and the schema of its body (OpenAPI shows both). */
+export interface RouteResponse<R> {
+  status: 200 | 201;
+  description: string;
+  schema: z.ZodType<R>;
+}
+
 /** One route, declaring everything the pipeline checks before its handler runs. */
-export interface RouteDefinition<Q = Record<string, never>, B = undefined> {
+export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown> {
   method: "get" | "post" | "delete";
+  /** One line for the API document. */
+  summary: string;
   /** Path below the target, e.g. `/user/:userId/restore`. */
   path: string;
   /** The caller needs any one of these on the target (SPEC.md section 5). */
@@ -36,11 +45,18 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined> {
   query?: z.ZodType<Q>;
   /** Schema of the JSON body; without one, the route takes no body. */
   body?: z.ZodType<B>;
-  handle(context: RouteContext<Q, B>): Promise<void>;
+  response: RouteResponse<R>;
+  /** Error statuses particular to this route, with when they happen (the pipeline's own are implied). */
+  errors?: Partial<Record<number, string>>;
+  /** Returns the body of the success answer; errors are thrown as HttpError. */
+  handle(context: RouteContext<Q, B>): Promise<R>;
 }
 
-/** Declares a route, inferring its query and body types from the schemas. */
-export const defineRoute = <Q = Record<string, never>, B = undefined>(route: RouteDefinition<Q, B>) => route;
+/** Declares a route, inferring its query, body and response types from the schemas. */
+export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknown>(route: RouteDefinition<Q, B, R>) => route;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDefinition<any, any, any>;
 
 const PARAM_LABELS: Record<string, string> = { userId: "user id" };
 
@@ -52,7 +68,7 @@ function isEmptyBody(body: unknown): boolean {
  * The request pipeline, in order: authenticate (401), parse the target path (400), resolve the
  * target (404), authorize (401), validate path ids, query and body (400), then the handler.
  */
-function pipeline<Q, B>(route: RouteDefinition<Q, B>, pattern: string): RequestHandler[] {
+function pipeline<Q, B, R>(route: RouteDefinition<Q, B, R>, pattern: string): RequestHandler[] {
   const named: RequestHandler = (_req, res, next) => {
     res.locals.route = pattern; // logged instead of the raw path, which holds ids
     next();
@@ -76,17 +92,18 @@ function pipeline<Q, B>(route: RouteDefinition<Q, B>, pattern: string): RequestH
     const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
     if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
 
-    await route.handle({ caller, access, params, query: query as Q, body: body as B, req, res });
+    const answer = await route.handle({ caller, access, params, query: query as Q, body: body as B, req, res });
+    res.status(route.response.status).json(answer);
   };
   return [named, authenticate, handle];
 }
 
 /** Registers each route under every target form (SPEC.md: every route is target-scoped). */
-export function targetRouter(routes: readonly RouteDefinition<any, any>[]): Router { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function targetRouter(routes: readonly AnyRoute[]): Router {
   const router = Router();
   for (const route of routes) {
     for (const form of TARGET_FORMS) {
-      const pattern = `${form}${route.path}`;
+      const pattern = `${form.path}${route.path}`;
       router[route.method](pattern, ...pipeline(route, pattern));
     }
   }

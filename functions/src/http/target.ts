@@ -10,15 +10,15 @@ export type Target =
   | { kind: "division"; organizationId?: string; tenantId: string; divisionId: string }
   | { kind: "site"; siteId: string };
 
-/** The six path forms of SPEC.md, in Express syntax. */
-export const TARGET_FORMS = [
-  "/site/:siteId",
-  "/tenant/:tenantId",
-  "/tenant/:tenantId/division/:divisionId",
-  "/organization/:organizationId",
-  "/organization/:organizationId/tenant/:tenantId",
-  "/organization/:organizationId/tenant/:tenantId/division/:divisionId",
-] as const;
+/** The six path forms of SPEC.md, in Express syntax, with the kind of target each addresses. */
+export const TARGET_FORMS: readonly { kind: Target["kind"]; path: string }[] = [
+  { kind: "site", path: "/site/:siteId" },
+  { kind: "tenant", path: "/tenant/:tenantId" },
+  { kind: "division", path: "/tenant/:tenantId/division/:divisionId" },
+  { kind: "organization", path: "/organization/:organizationId" },
+  { kind: "tenant", path: "/organization/:organizationId/tenant/:tenantId" },
+  { kind: "division", path: "/organization/:organizationId/tenant/:tenantId/division/:divisionId" },
+];
 
 const LABELS = { organizationId: "organization id", tenantId: "tenant id", divisionId: "division id", siteId: "site id" } as const;
 

@@ -1,9 +1,14 @@
 import { createApp } from "../http/app";
-import { targetRouter } from "../http/routes";
 import { print } from "./routes/print";
 import { sendPdf } from "./routes/sendPdf";
 
 /** The print routes (SPEC.md sections 4.1 and 4.2), under /print/{targetPath}. */
 export const printRoutes = [print, sendPdf];
 
-export const createPrintApp = () => createApp("/print", targetRouter(printRoutes));
+export const PRINT_INFO = {
+  title: "Print API",
+  description: "PDF renditions of object instances: a download URL (signed for 15 minutes in production), or the PDF emailed as an attachment.",
+  mountPath: "/print",
+};
+
+export const createPrintApp = () => createApp(PRINT_INFO, printRoutes);

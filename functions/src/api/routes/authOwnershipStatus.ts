@@ -1,7 +1,8 @@
 import { defineRoute } from "../../http/routes";
 import { countBackendCall } from "../../http/requestContext";
 import { db } from "../../firebase";
-import { USER_TARGETS, noRecord, ownershipRef, ownershipStatus, userRecordRef } from "../users";
+import { z } from "zod";
+import { USER_TARGETS, noRecord, ownershipRef, ownershipStatus, ownershipStatusSchema, userRecordRef } from "../users";
 
 /**
  * SPEC.md 4.3: whether the user's authentication is owned by this target, another one, or nobody.
@@ -11,13 +12,20 @@ import { USER_TARGETS, noRecord, ownershipRef, ownershipStatus, userRecordRef } 
 export const authOwnershipStatus = defineRoute({
   method: "get",
   path: "/user/:userId/auth-ownership-status",
+  summary: "Whether the user's authentication is owned by this target, by another one, or unclaimed",
   anyOf: ["ADMIN", "MANAGE_PEOPLE"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  async handle({ access, params: { userId }, res }) {
+  response: {
+    status: 200,
+    description: "The ownership flags; never which other target owns the authentication.",
+    schema: z.strictObject({ message: z.string(), data: ownershipStatusSchema }),
+  },
+  errors: { 404: "The user has no record in this target." },
+  async handle({ access, params: { userId } }) {
     countBackendCall("firestore");
     const [record, ownership] = await db().getAll(userRecordRef(access, userId), ownershipRef(userId));
     if (!record.exists) throw noRecord(userId);
-    res.status(200).json({ message: "Auth ownership status retrieved.", data: ownershipStatus(access, userId, ownership) });
+    return { message: "Auth ownership status retrieved.", data: ownershipStatus(access, userId, ownership) };
   },
 });

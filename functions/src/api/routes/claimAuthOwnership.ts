@@ -1,6 +1,6 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, conflict, isSoftDeleted, noRecord, ownershipRef, ownershipStatus, transaction, userRecordRef } from "../users";
+import { USER_TARGETS, conflict, isSoftDeleted, noRecord, ownershipChangeSchema, ownershipRef, ownershipStatus, transaction, userRecordRef } from "../users";
 
 /**
  * SPEC.md 4.6: the target takes ownership of an unclaimed authentication of one of its users.
@@ -10,10 +10,13 @@ import { USER_TARGETS, conflict, isSoftDeleted, noRecord, ownershipRef, ownershi
 export const claimAuthOwnership = defineRoute({
   method: "post",
   path: "/user/:userId/claim-auth-ownership",
+  summary: "Claim an unclaimed authentication for the target",
   anyOf: ["ADMIN", "MANAGE_PEOPLE"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  async handle({ access, caller, params: { userId }, res }) {
+  response: { status: 200, description: "The target now owns the authentication.", schema: ownershipChangeSchema },
+  errors: { 404: "The user has no record in this target.", 409: "The authentication is not unclaimed, or the user is deleted here (the owner is never named)." },
+  async handle({ access, caller, params: { userId } }) {
     const status = await transaction(async (tx) => {
       const [record, ownership] = await tx.getAll(userRecordRef(access, userId), ownershipRef(userId));
       if (!record.exists) throw noRecord(userId);
@@ -24,6 +27,6 @@ export const claimAuthOwnership = defineRoute({
       tx.create(ownershipRef(userId), { ownerPath: access.path, claimedAt: FieldValue.serverTimestamp(), claimedBy: caller.uid });
       return { userId, isLinkedToCurrentTenant: true, isUnclaimed: false };
     });
-    res.status(200).json({ statusCode: 200, data: status, message: `Auth ownership of user '${userId}' claimed.` });
+    return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' claimed.` };
   },
 });

@@ -11,14 +11,15 @@ const listRolesQuery = z.strictObject({
   offset: intParam(0, 10_000, 0),
 });
 
-/** A role as the API shows it (issue 5): `createdAt` as an ISO 8601 string. */
-export interface Role {
-  id: string;
-  name: string;
-  description: string;
-  permissions: string[];
-  createdAt: string | null;
-}
+/** A role as the API shows it: `createdAt` as an ISO 8601 string. */
+const roleSchema = z.strictObject({
+  id: z.string().meta({ examples: ["role-003"] }),
+  name: z.string().meta({ examples: ["Auditor"] }),
+  description: z.string(),
+  permissions: z.array(z.string()).meta({ examples: [["READ"]] }),
+  createdAt: z.iso.datetime().nullable(),
+});
+export type Role = z.infer<typeof roleSchema>;
 
 function toRole(doc: DocumentSnapshot): Role {
   const createdAt = doc.get("createdAt") as Timestamp | undefined;
@@ -35,12 +36,18 @@ function toRole(doc: DocumentSnapshot): Role {
 export const listRoles = defineRoute({
   method: "get",
   path: "/roles",
+  summary: "List the roles of an organization or tenant, by name then id, paged",
   anyOf: ["ADMIN"],
   targets: ["organization", "tenant"],
   query: listRolesQuery,
-  async handle({ access, query: { limit, offset }, res }) {
+  response: {
+    status: 200,
+    description: "One page of roles.",
+    schema: z.strictObject({ statusCode: z.literal(200), message: z.string(), data: z.array(roleSchema) }),
+  },
+  async handle({ access, query: { limit, offset } }) {
     countBackendCall("firestore");
     const page = await db().collection(`${access.path}/roles`).orderBy("name").orderBy(FieldPath.documentId()).offset(offset).limit(limit).get();
-    res.status(200).json({ statusCode: 200, message: `${page.size} role(s).`, data: page.docs.map(toRole) });
+    return { statusCode: 200 as const, message: `${page.size} role(s).`, data: page.docs.map(toRole) };
   },
 });

@@ -1,14 +1,17 @@
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, conflict, ownershipRef, ownershipStatus, transaction } from "../users";
+import { USER_TARGETS, conflict, ownershipChangeSchema, ownershipRef, ownershipStatus, transaction } from "../users";
 
 /** SPEC.md 4.6: the target gives up the authentication it owns, which becomes unclaimed. */
 export const releaseAuthOwnership = defineRoute({
   method: "post",
   path: "/user/:userId/release-auth-ownership",
+  summary: "Release an authentication the target owns; it becomes unclaimed",
   anyOf: ["ADMIN", "MANAGE_PEOPLE"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  async handle({ access, params: { userId }, res }) {
+  response: { status: 200, description: "The authentication is now unclaimed.", schema: ownershipChangeSchema },
+  errors: { 409: "This target does not own the authentication (the owner is never named)." },
+  async handle({ access, params: { userId } }) {
     const status = await transaction(async (tx) => {
       const ownership = await tx.get(ownershipRef(userId));
       // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner.
@@ -18,6 +21,6 @@ export const releaseAuthOwnership = defineRoute({
       tx.delete(ownershipRef(userId));
       return { userId, isLinkedToCurrentTenant: false, isUnclaimed: true };
     });
-    res.status(200).json({ statusCode: 200, data: status, message: `Auth ownership of user '${userId}' released.` });
+    return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' released.` };
   },
 });

@@ -1,16 +1,19 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, changedBy, isSoftDeleted, transaction, userRecordRef } from "../users";
+import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, transaction, userRecordRef } from "../users";
 
 /** SPEC.md 4.4: restores a soft-deleted user of the target, recording who did it and when. */
 export const restoreUser = defineRoute({
   method: "post",
   path: "/user/:userId/restore",
+  summary: "Restore a soft-deleted user of the target",
   anyOf: ["ADMIN"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  async handle({ access, caller, params: { userId }, res }) {
+  response: { status: 201, description: "The user is restored.", schema: doneSchema(201) },
+  errors: { 400: "The user has no record in this target, or is not deleted (also: invalid ids)." },
+  async handle({ access, caller, params: { userId } }) {
     const ref = userRecordRef(access, userId);
     await transaction(async (tx) => {
       const record = await tx.get(ref);
@@ -19,6 +22,6 @@ export const restoreUser = defineRoute({
       if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
       tx.update(ref, { deletedAt: null, deletedBy: FieldValue.delete(), ...changedBy(caller.uid, "restored") });
     });
-    res.status(201).json({ statusCode: 201, data: true, message: `User '${userId}' restored.` });
+    return { statusCode: 201 as const, data: true as const, message: `User '${userId}' restored.` };
   },
 });

@@ -1,6 +1,6 @@
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, changedBy, isSoftDeleted, transaction, userRecordRef } from "../users";
+import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, transaction, userRecordRef } from "../users";
 
 /**
  * The soft delete that restore undoes (SPEC.md leaves it outside; the product needs it). The
@@ -9,10 +9,13 @@ import { USER_TARGETS, changedBy, isSoftDeleted, transaction, userRecordRef } fr
 export const softDeleteUser = defineRoute({
   method: "delete",
   path: "/user/:userId",
+  summary: "Soft-delete a user of the target (restore undoes it)",
   anyOf: ["ADMIN"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  async handle({ access, caller, params: { userId }, res }) {
+  response: { status: 200, description: "The user is soft-deleted.", schema: doneSchema(200) },
+  errors: { 400: "The user has no record in this target, or is already deleted (also: invalid ids)." },
+  async handle({ access, caller, params: { userId } }) {
     const ref = userRecordRef(access, userId);
     await transaction(async (tx) => {
       const record = await tx.get(ref);
@@ -20,6 +23,6 @@ export const softDeleteUser = defineRoute({
       if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
       tx.update(ref, changedBy(caller.uid, "deleted"));
     });
-    res.status(200).json({ statusCode: 200, data: true, message: `User '${userId}' deleted.` });
+    return { statusCode: 200 as const, data: true as const, message: `User '${userId}' deleted.` };
   },
 });

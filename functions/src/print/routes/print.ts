@@ -6,7 +6,7 @@ import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1). */
 const printBody = z.strictObject({
-  objectInstanceId: idField,
+  objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
 });
 
 /**
@@ -16,14 +16,31 @@ const printBody = z.strictObject({
 export const print = defineRoute({
   method: "post",
   path: "/print",
+  summary: "Render an object instance of the target to a PDF and get a download URL",
   anyOf: PRINT_PERMISSIONS,
   body: printBody,
-  async handle({ access, body: { objectInstanceId }, res }) {
+  response: {
+    status: 201,
+    description: "The PDF is stored; `downloadUrl` fetches it.",
+    schema: z.strictObject({
+      message: z.string(),
+      data: z.strictObject({
+        downloadUrl: z.url().describe("Production: a V4 signed URL valid 15 minutes; emulator: a download-token URL."),
+        expiresAt: z.iso.datetime().nullable().describe("When downloadUrl stops working; null under the emulator (it never expires)."),
+        storagePath: z.string().startsWith("generated-pdfs/").describe("The object in the default bucket, under generated-pdfs/."),
+        sizeBytes: z.int().positive(),
+        pageCount: z.int().positive(),
+        cached: z.boolean().describe("True when the same version of the instance had been rendered before."),
+      }),
+    }),
+  },
+  errors: { 404: "No such object instance in this target.", 503: "Cloud Storage unavailable." },
+  async handle({ access, body: { objectInstanceId } }) {
     const pdf = await pdfOfInstance(access, objectInstanceId);
     const { url, expiresAt } = await downloadUrl(pdf);
-    res.status(201).json({
+    return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
       data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached },
-    });
+    };
   },
 });

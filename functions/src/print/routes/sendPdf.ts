@@ -20,8 +20,8 @@ const singleLine = (max: number) => z.string().trim().min(1).max(max).regex(/^[^
 /** What send-pdf needs (SPEC.md 4.2 names objectInstanceId; issue 7 the rest). */
 const sendPdfBody = z
   .strictObject({
-    objectInstanceId: idField,
-    to: addresses,
+    objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
+    to: addresses.meta({ description: "One address or a list", examples: ["someone@example.com"] }),
     cc: addresses.optional(),
     subject: singleLine(200).optional(),
     message: z.string().trim().min(1).max(10_000).optional(),
@@ -36,9 +36,30 @@ const sendPdfBody = z
 export const sendPdf = defineRoute({
   method: "post",
   path: "/send-pdf",
+  summary: "Render an object instance of the target and email the PDF as an attachment",
   anyOf: PRINT_PERMISSIONS,
   body: sendPdfBody,
-  async handle({ access, caller, body, res }) {
+  response: {
+    status: 200,
+    description: "SendGrid accepted the email.",
+    schema: z.strictObject({
+      message: z.string(),
+      data: z.strictObject({
+        recipients: z.int().min(1).max(MAX_RECIPIENTS).describe("Addresses in to and cc together."),
+        storagePath: z.string().startsWith("generated-pdfs/").describe("The PDF sent, as the print route stores it."),
+        messageId: z.string().describe("SendGrid's X-Message-Id."),
+      }),
+    }),
+  },
+  errors: {
+    404: "No such object instance in this target.",
+    413: "The PDF is over 20 MB, too large to email.",
+    429: "The user's send quota on this target is spent (Retry-After says for how long).",
+    502: "SendGrid refused or failed the email.",
+    503: "Email is not configured, or Cloud Storage is unavailable.",
+    504: "SendGrid did not answer within 10 s.",
+  },
+  async handle({ access, caller, body }) {
     await consumeQuota("send-pdf", caller.uid, access, SEND_PDF_LIMIT);
     const pdf = await pdfOfInstance(access, body.objectInstanceId);
     if (pdf.sizeBytes > MAX_ATTACHMENT_BYTES) {
@@ -52,9 +73,9 @@ export const sendPdf = defineRoute({
       text: body.message ?? `Please find "${title}" attached as a PDF.`,
       attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
     });
-    res.status(200).json({
+    return {
       message: "PDF sent.",
       data: { recipients: body.to.length + (body.cc?.length ?? 0), storagePath: pdf.storagePath, messageId },
-    });
+    };
   },
 });

@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { MAX_ID_LENGTH } from "./ids";
+import type { AnyRoute } from "./routes";
+import { TARGET_FORMS } from "./target";
+
+/** The JSON Schema of a zod schema, as OpenAPI 3.1 embeds it (no `$schema` of its own). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** Path parameters: what each means, with an id from the demo data. */
+const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
+  organizationId: { description: "Organization id", example: "acme" },
+  tenantId: { description: "Tenant id", example: "acme-north" },
+  divisionId: { description: "Division id", example: "ops" },
+  siteId: { description: "Site id", example: "harbor" },
+  userId: { description: "The identity-provider (Firebase Auth) user id", example: "north-reader" },
+};
+
+/** Errors every route can answer, from the shared pipeline. */
+const PIPELINE_ERRORS: Record<number, string> = {
+  400: "An invalid path id, query parameter or body field (the message names it).",
+  401: "Missing or invalid credentials, or a missing permission or feature flag (the message names it).",
+  404: "No such route, or the target does not exist (or is not under the parents the path names).",
+  429: "Too many failed password sign-ins for the account (Basic); Retry-After says when to retry.",
+  503: "Firebase Auth is unavailable.",
+};
+const BODY_ERRORS: Record<number, string> = { 413: "The body is over 100 KiB.", 415: "The body is not application/json." };
+
+const errorBody = {
+  type: "object",
+  required: ["statusCode", "error", "message"],
+  additionalProperties: false,
+  properties: {
+    statusCode: { type: "integer", minimum: 400, maximum: 599 },
+    error: { type: "string", description: "The HTTP reason phrase", examples: ["Bad Request"] },
+    message: { type: "string", description: "What went wrong, for a person" },
+  },
+};
+
+const toOpenApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, "{$1}");
+
+export interface ApiInfo {
+  title: string;
+  description: string;
+  mountPath: string;
+}
+
+/**
+ * The OpenAPI 3.1 document of one function, generated from its route declarations: the same zod
+ * schemas the pipeline validates with, so the document cannot drift from the code.
+ */
+export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const query = route.query ? jsonSchema(route.query, "output") : undefined;
+    const queryParameters = Object.entries((query?.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: false,
+      schema,
+    }));
+    const errors = { ...PIPELINE_ERRORS, ...(route.body ? BODY_ERRORS : {}), ...route.errors };
+    for (const form of TARGET_FORMS) {
+      const path = `${info.mountPath}${toOpenApiPath(form.path + route.path)}`;
+      const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+        name,
+        in: "path",
+        required: true,
+        description: PATH_PARAMETERS[name]?.description,
+        schema: { type: "string", minLength: 1, maxLength: MAX_ID_LENGTH, examples: [PATH_PARAMETERS[name]?.example] },
+      }));
+      paths[path] ??= {};
+      paths[path][route.method] = {
+        operationId: `${route.method}${path.replace(/\{(\w+)\}/g, "By-$1").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
+        summary: route.summary,
+        description: describeAccess(route, form.kind),
+        security: [{ bearerAuth: [] }, { basicAuth: [] }],
+        parameters: [...pathParameters, ...queryParameters],
+        ...(route.body && {
+          requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } },
+        }),
+        responses: {
+          [route.response.status]: { description: route.response.description, content: { "application/json": { schema: jsonSchema(route.response.schema, "output") } } },
+          ...Object.fromEntries(
+            Object.entries(errors).map(([status, description]) => [status, { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
+          ),
+        },
+      };
+    }
+  }
+  paths[`${info.mountPath}/openapi.json`] = {
+    get: {
+      operationId: `get${info.mountPath.slice(1)}OpenApi`,
+      summary: "This document",
+      security: [],
+      responses: { 200: { description: "The OpenAPI 3.1 document of this function.", content: { "application/json": { schema: { type: "object" } } } } },
+    },
+  };
+  return {
+    openapi: "3.1.0",
+    info: { title: info.title, version: "1.0.0", description: info.description },
+    servers: [{ url: "http://127.0.0.1:5000", description: "Local stack (hosting rewrites)" }],
+    security: [{ bearerAuth: [] }, { basicAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "Firebase ID token" },
+        basicAuth: { type: "http", scheme: "basic", description: "email:password of a Firebase Auth user" },
+      },
+      schemas: { Error: errorBody },
+    },
+  };
+}
+
+function describeAccess(route: AnyRoute, kind: string): string {
+  const permissions = route.anyOf.length === 1 ? route.anyOf[0] : `any of ${route.anyOf.join(", ")}`;
+  const feature = route.feature ? `, with the ${route.feature} feature enabled` : "";
+  const served = !route.targets || route.targets.includes(kind as never);
+  const targets = served ? "" : ` This route serves ${route.targets!.join(" and ")} targets only: on a ${kind} it answers 400.`;
+  return `Needs ${permissions} on the target${feature}.${targets}`;
+}

@@ -1,0 +1,122 @@
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import type { Express } from "express";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApiApp } from "../../src/api/app";
+import { createPrintApp } from "../../src/print/app";
+import { freshUid, putUserRecord } from "../api/fixtures";
+import { BASES, call, idTokenFor, type CallResult } from "../helpers";
+
+type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }>; security?: unknown[] }>>; components: { schemas: Record<string, object>; securitySchemes: Record<string, object> } };
+
+/** Every method + path the Express app answers, in OpenAPI path syntax. */
+function registeredRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: any[], prefix: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${prefix}${layer.route.path}`.replace(/:(\w+)/g, "{$1}"));
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack, prefix + (layer.matchers ? "" : ""));
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: unknown[] } }).router.stack, "");
+  return found.sort();
+}
+
+const documented = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).sort();
+
+describe.each([
+  ["api", createApiApp, "/api"],
+  ["print", createPrintApp, "/print"],
+] as const)("the OpenAPI document of %s", (fn, createApp, mountPath) => {
+  let doc: Doc;
+  beforeAll(async () => {
+    const res = await call(`${BASES[fn].hosting}/openapi.json`);
+    expect(res.status).toBe(200);
+    doc = res.json;
+  });
+
+  it("is served without authentication, as OpenAPI 3.1 with both security schemes", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["basicAuth", "bearerAuth"]);
+  });
+
+  it("describes exactly the routes the function answers, no more, no fewer", () => {
+    // The app mounts its routes under mountPath; the registered patterns are relative to it.
+    const registered = registeredRoutes(createApp()).map((r) => (r.includes("/openapi.json") ? r : r.replace(" /", ` ${mountPath}/`)));
+    expect(registered.length).toBeGreaterThan(6);
+    expect(documented(doc)).toEqual(registered);
+  });
+
+  it("gives every operation a success body schema, the error schema, and path parameters with limits", () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops) as [string, any][]) { // eslint-disable-line @typescript-eslint/no-explicit-any
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => s.startsWith("2")), `${method} ${path}`).toBe(true);
+        if (path.endsWith("openapi.json")) continue;
+        expect(op.responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+        for (const p of op.parameters.filter((x: { in: string }) => x.in === "path")) expect(p.schema).toMatchObject({ maxLength: 128, minLength: 1 });
+      }
+    }
+  });
+});
+
+describe("real answers of the stack match the documented schemas", () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const docs: Record<string, Doc> = {};
+  beforeAll(async () => {
+    for (const fn of ["api", "print"] as const) {
+      docs[fn] = (await call(`${BASES[fn].hosting}/openapi.json`)).json;
+      ajv.addSchema(docs[fn].components.schemas.Error, `#/components/schemas/Error-${fn}`);
+    }
+  });
+
+  /** Finds the documented schema for the answer of `method path`, and validates the body against it. */
+  function expectDocumented(fn: "api" | "print", method: string, path: string, res: CallResult): void {
+    const template = Object.keys(docs[fn].paths).find((t) => new RegExp(`^${t.replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+    expect(template, `${method} ${path} is documented`).toBeDefined();
+    const response = docs[fn].paths[template!][method].responses[String(res.status)];
+    expect(response, `${method} ${template} documents ${res.status}`).toBeDefined();
+    let schema = response.content!["application/json"].schema as { $ref?: string };
+    if (schema.$ref) schema = docs[fn].components.schemas.Error;
+    const valid = ajv.validate(schema, res.json);
+    expect(valid, `${method} ${path} ${res.status}: ${ajv.errorsText()}`).toBe(true);
+  }
+
+  it("for every route's success and its usual errors", async () => {
+    const admin = { bearer: await idTokenFor("north-admin@acme.test") };
+    const api = (p: string) => `${BASES.api.functionUrl}${p}`;
+    const print = (p: string) => `${BASES.print.functionUrl}${p}`;
+    const deleted = freshUid("openapi-deleted");
+    const unclaimed = freshUid("openapi-unclaimed");
+    await putUserRecord("tenants/acme-north", deleted, true);
+    await putUserRecord("tenants/acme-north", unclaimed);
+
+    const cases: [("api" | "print"), string, string, () => Promise<CallResult>][] = [
+      ["api", "get", "/api/tenant/acme-north/user/north-reader/auth-ownership-status", () => call(api("/tenant/acme-north/user/north-reader/auth-ownership-status"), { auth: admin })],
+      ["api", "post", `/api/tenant/acme-north/user/${deleted}/restore`, () => call(api(`/tenant/acme-north/user/${deleted}/restore`), { method: "POST", auth: admin })],
+      ["api", "delete", `/api/tenant/acme-north/user/${deleted}`, () => call(api(`/tenant/acme-north/user/${deleted}`), { method: "DELETE", auth: admin })],
+      ["api", "get", "/api/organization/acme/tenant/acme-north/roles", () => call(api("/organization/acme/tenant/acme-north/roles?limit=3"), { auth: admin })],
+      ["api", "post", `/api/tenant/acme-north/user/${unclaimed}/claim-auth-ownership`, () => call(api(`/tenant/acme-north/user/${unclaimed}/claim-auth-ownership`), { method: "POST", auth: admin })],
+      ["api", "post", `/api/tenant/acme-north/user/${unclaimed}/release-auth-ownership`, () => call(api(`/tenant/acme-north/user/${unclaimed}/release-auth-ownership`), { method: "POST", auth: admin })],
+      ["api", "post", `/api/tenant/acme-north/user/${unclaimed}/release-auth-ownership`, () => call(api(`/tenant/acme-north/user/${unclaimed}/release-auth-ownership`), { method: "POST", auth: admin })],
+      ["api", "get", "/api/tenant/acme-north/roles", () => call(api("/tenant/acme-north/roles?limit=0"), { auth: admin })],
+      ["api", "get", "/api/tenant/acme-north/roles", () => call(api("/tenant/acme-north/roles"))],
+      ["api", "get", "/api/tenant/nope/roles", () => call(api("/tenant/nope/roles"), { auth: admin })],
+      ["print", "post", "/print/tenant/acme-north/print", () => call(print("/tenant/acme-north/print"), { method: "POST", auth: admin, body: { objectInstanceId: "inspection-short" } })],
+      ["print", "post", "/print/tenant/acme-north/send-pdf", () => call(print("/tenant/acme-north/send-pdf"), { method: "POST", auth: admin, body: { objectInstanceId: "inspection-short", to: "docs@example.com" } })],
+      ["print", "post", "/print/tenant/acme-north/print", () => call(print("/tenant/acme-north/print"), { method: "POST", auth: admin, body: { objectInstanceId: "south-report" } })],
+      ["print", "post", "/print/tenant/acme-north/print", () => call(print("/tenant/acme-north/print"), { method: "POST", auth: admin, body: "x", headers: { "content-type": "text/plain" } })],
+    ];
+    const seen = new Set<number>();
+    for (const [fn, method, path, make] of cases) {
+      const res = await make();
+      seen.add(res.status);
+      expectDocumented(fn, method, path, res);
+    }
+    expect([...seen].sort()).toEqual([200, 201, 400, 401, 404, 409, 415]);
+  });
+});
