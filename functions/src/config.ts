@@ -58,6 +58,15 @@ export function sendgridBaseUrl(): string | undefined {
 /** send-pdf: per user and target, at most this many sends in each fixed window (counted in Firestore). */
 export const SEND_PDF_LIMIT = { maxSends: 20, windowMs: 60 * 60 * 1000 };
 
+/**
+ * How long one Firestore round trip (a read, a query or a whole transaction) may take before the
+ * request answers 503. firebase-admin retries an unreachable Firestore for about 45 s on its own.
+ */
+export const FIRESTORE_DEADLINE_MS = 10_000;
+
+/** How long one Cloud Storage call may take (its client's own retries included) before the request answers 503. */
+export const STORAGE_DEADLINE_MS = 10_000;
+
 /** How long send-pdf waits for SendGrid before answering 504. */
 export const SENDGRID_TIMEOUT_MS = 10_000;
 

@@ -20,6 +20,12 @@ export function unexpectedError(error: unknown): void {
   logger.error(`Unexpected error: ${err.message}`, withRequest({ errorName: err.name, stack: err.stack }));
 }
 
+/** firebase-admin gave up on Firestore (unreachable, overloaded, contended): answered 503. */
+export function backendUnavailable(error: unknown): void {
+  const err = error instanceof Error ? error : new Error(String(error));
+  logger.error(`Firestore call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
+}
+
 export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: number): void {
   logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs }));
 }

@@ -34,9 +34,15 @@ export default async function setup(): Promise<() => Promise<void>> {
     const timer = setTimeout(() => reject(new Error(`The stack was not ready within ${START_TIMEOUT_MS / 1000} s; see ${LOG}`)), START_TIMEOUT_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
-      if (output.includes(READY_MARK)) (clearTimeout(timer), resolve());
+      if (output.includes(READY_MARK)) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
-    void exited.then((code) => (clearTimeout(timer), reject(new Error(`The stack exited with code ${code} before it was ready:\n${output}\nsee ${LOG}`))));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`The stack exited with code ${code} before it was ready:\n${output}\nsee ${LOG}`));
+    });
   });
 
   // vitest only logs an error thrown here and still exits 0, so a failed check sets the exit code.

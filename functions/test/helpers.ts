@@ -19,7 +19,7 @@ export interface CallResult {
   headers: Headers;
   text: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;  
 }
 
 export async function call(url: string, options: CallOptions = {}): Promise<CallResult> {

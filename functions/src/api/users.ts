@@ -2,6 +2,8 @@ import { FieldValue, type DocumentReference, type DocumentSnapshot } from "fireb
 import { z } from "zod";
 import type { Access } from "../http/access";
 import { HttpError, notFound } from "../http/errors";
+import { FIRESTORE_DEADLINE_MS } from "../config";
+import { firestoreTimedOut, withDeadline } from "../http/deadline";
 import { countBackendCall } from "../http/requestContext";
 import { db } from "../firebase";
 
@@ -42,12 +44,16 @@ export const isSoftDeleted = (record: DocumentSnapshot): boolean => record.get("
 
 export const noRecord = (uid: string) => notFound(`User '${uid}' has no record in this target.`);
 
-/** Runs `fn` in a Firestore transaction (counted as one backend call per attempt). */
+/**
+ * Runs `fn` in a Firestore transaction (counted as one backend call per attempt), bounded as a
+ * whole by FIRESTORE_DEADLINE_MS (503 after it; the transaction may still commit, whole, later).
+ */
 export function transaction<T>(fn: (tx: FirebaseFirestore.Transaction) => Promise<T>): Promise<T> {
-  return db().runTransaction((tx) => {
+  const work = db().runTransaction((tx) => {
     countBackendCall("firestore");
     return fn(tx);
   });
+  return withDeadline(work, FIRESTORE_DEADLINE_MS, firestoreTimedOut);
 }
 
 /** The audit fields of a change made by `uid` now. */

@@ -1,7 +1,7 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import { db } from "../firebase";
 import { HttpError, notFound } from "./errors";
-import { countBackendCall } from "./requestContext";
+import { firestoreCall } from "./deadline";
 import { targetDocPath, type Target } from "./target";
 import { TtlCache } from "./ttlCache";
 
@@ -69,8 +69,7 @@ const tenantOrganization = new TtlCache<string | null>(TENANT_ORGANIZATION_TTL_M
 async function organizationOfTenant(tenantId: string): Promise<string | null> {
   const cached = tenantOrganization.get(tenantId);
   if (cached !== undefined) return cached;
-  countBackendCall("firestore");
-  const tenant = await db().doc(`tenants/${tenantId}`).get();
+  const tenant = await firestoreCall(() => db().doc(`tenants/${tenantId}`).get());
   if (!tenant.exists) throw notFound(`Tenant '${tenantId}' does not exist.`);
   const organizationId = typeof tenant.get("organizationId") === "string" ? (tenant.get("organizationId") as string) : null;
   tenantOrganization.set(tenantId, organizationId);
@@ -112,8 +111,7 @@ export async function resolveAccess(target: Target, uid: string, retried = false
 
   const firestore = db();
   const refs = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`)].map((p) => firestore.doc(p));
-  countBackendCall("firestore");
-  const snapshots = await firestore.getAll(...refs);
+  const snapshots = await firestoreCall(() => firestore.getAll(...refs));
   const nodes = snapshots.slice(0, chainPaths.length);
   const grants = snapshots.slice(chainPaths.length).map((s) => s.get("permissions") as unknown);
 

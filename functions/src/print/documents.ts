@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { isEmulator } from "../config";
+import { STORAGE_DEADLINE_MS, isEmulator } from "../config";
 import { db, defaultBucket } from "../firebase";
 import type { Access } from "../http/access";
+import { firestoreCall, withDeadline } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
 import * as logs from "../logs";
@@ -65,11 +66,15 @@ export function contentDisposition(title: string): string {
   return `attachment; filename="${safeFileName(title)}"; filename*=UTF-8''${encoded}`;
 }
 
-/** Storage failures are the platform's, not the caller's: a 503 the client may retry. */
+/**
+ * Storage failures are the platform's, not the caller's: a 503 the client may retry. Each call is
+ * bounded by STORAGE_DEADLINE_MS: the Storage client retries a failing server for about 18 s and
+ * waits for a silent one far longer.
+ */
 async function storage<T>(operation: () => Promise<T>): Promise<T> {
   countBackendCall("storage");
   try {
-    return await operation();
+    return await withDeadline(operation(), STORAGE_DEADLINE_MS, () => new Error(`no answer within ${STORAGE_DEADLINE_MS} ms`));
   } catch (error) {
     logs.storageFailed(error);
     throw new HttpError(503, "Cloud Storage is unavailable; try again shortly.");
@@ -89,8 +94,7 @@ function printable(data: FirebaseFirestore.DocumentData): PrintableInstance {
  * for the same version of the instance. Instances of other targets are never found here.
  */
 export async function pdfOfInstance(access: Access, instanceId: string): Promise<StoredPdf> {
-  countBackendCall("firestore");
-  const instance = await db().doc(`${access.path}/objectInstances/${instanceId}`).get();
+  const instance = await firestoreCall(() => db().doc(`${access.path}/objectInstances/${instanceId}`).get());
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
 
   const data = printable(instance.data()!);

@@ -6,7 +6,7 @@ import { pdfText } from "./pdfText";
 
 const sendUrl = (target: string) => `${BASES.print.functionUrl}${target}/send-pdf`;
 const sink = (path: string, options: Parameters<typeof call>[1] = {}) => call(`${URLS.mailSink}${path}`, options);
-const captured = async () => (await sink("/messages")).json as { body: Record<string, any> }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+const captured = async () => (await sink("/messages")).json as { body: Record<string, any> }[];  
 
 describe("POST /print/{target}/send-pdf", () => {
   let reader: string;

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../http/routes";
-import { countBackendCall } from "../../http/requestContext";
+import { firestoreCall } from "../../http/deadline";
 import { db } from "../../firebase";
 import { z } from "zod";
 import { USER_TARGETS, noRecord, ownershipRef, ownershipStatus, ownershipStatusSchema, userRecordRef } from "../users";
@@ -23,8 +23,7 @@ export const authOwnershipStatus = defineRoute({
   },
   errors: { 404: "The user has no record in this target." },
   async handle({ access, params: { userId } }) {
-    countBackendCall("firestore");
-    const [record, ownership] = await db().getAll(userRecordRef(access, userId), ownershipRef(userId));
+    const [record, ownership] = await firestoreCall(() => db().getAll(userRecordRef(access, userId), ownershipRef(userId)));
     if (!record.exists) throw noRecord(userId);
     return { message: "Auth ownership status retrieved.", data: ownershipStatus(access, userId, ownership) };
   },
