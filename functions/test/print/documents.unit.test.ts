@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contentDisposition, safeFileName } from "../../src/print/documents";
 import { missingMailSettings } from "../../src/print/mail";
+import { assertAttachable } from "../../src/print/routes/sendPdf";
 
 describe("safeFileName", () => {
   it.each([
@@ -37,5 +38,12 @@ describe("missingMailSettings", () => {
 describe("contentDisposition, RFC 5987", () => {
   it("percent-encodes the characters encodeURIComponent leaves alone but RFC 5987 forbids", () => {
     expect(contentDisposition("It's (final)*!")).toBe(`attachment; filename="It_s _final.pdf"; filename*=UTF-8''It%27s%20%28final%29%2A%21.pdf`);
+  });
+});
+
+describe("assertAttachable", () => {
+  it("lets a PDF of up to 20 MB through and refuses a larger one with 413", () => {
+    expect(() => assertAttachable(20 * 1024 * 1024)).not.toThrow();
+    expect(() => assertAttachable(20 * 1024 * 1024 + 1)).toThrow(expect.objectContaining({ statusCode: 413, message: expect.stringMatching(/limited to 20971520 bytes/) }));
   });
 });

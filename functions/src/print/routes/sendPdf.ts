@@ -29,6 +29,13 @@ const sendPdfBody = z
   })
   .refine((b) => b.to.length + (b.cc?.length ?? 0) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] });
 
+/** 413 for a PDF too large for SendGrid (MAX_ATTACHMENT_BYTES); the print route's URL still serves it. */
+export function assertAttachable(sizeBytes: number): void {
+  if (sizeBytes > MAX_ATTACHMENT_BYTES) {
+    throw new HttpError(413, `The PDF is ${sizeBytes} bytes; email attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes. Use the print route's download URL instead.`);
+  }
+}
+
 /**
  * SPEC.md 4.2: renders (or reuses) the PDF of an object instance of the target and emails it as
  * an attachment through SendGrid. Counted against a per-user, per-target quota before any work.
@@ -62,9 +69,7 @@ export const sendPdf = defineRoute({
   async handle({ access, caller, body }) {
     await consumeQuota("send-pdf", caller.uid, access, SEND_PDF_LIMIT);
     const pdf = await pdfOfInstance(access, body.objectInstanceId);
-    if (pdf.sizeBytes > MAX_ATTACHMENT_BYTES) {
-      throw new HttpError(413, `The PDF is ${pdf.sizeBytes} bytes; email attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes. Use the print route's download URL instead.`);
-    }
+    assertAttachable(pdf.sizeBytes);
     const title = pdf.title;
     const messageId = await sendMail({
       to: body.to,
