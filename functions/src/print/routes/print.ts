@@ -27,7 +27,7 @@ export const print = defineRoute({
       data: z.strictObject({
         downloadUrl: z.url().describe("Production: a V4 signed URL valid 15 minutes; emulator: a download-token URL."),
         expiresAt: z.iso.datetime().nullable().describe("When downloadUrl stops working; null under the emulator (it never expires)."),
-        storagePath: z.string().startsWith("generated-pdfs/").describe("The object in the default bucket, under generated-pdfs/."),
+        storagePath: z.string().regex(/^generated-pdfs\//).describe("The object in the default bucket, under generated-pdfs/."),
         sizeBytes: z.int().positive(),
         pageCount: z.int().positive(),
         cached: z.boolean().describe("True when the same version of the instance had been rendered before."),

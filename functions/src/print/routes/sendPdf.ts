@@ -53,7 +53,7 @@ export const sendPdf = defineRoute({
       message: z.string(),
       data: z.strictObject({
         recipients: z.int().min(1).max(MAX_RECIPIENTS).describe("Addresses in to and cc together."),
-        storagePath: z.string().startsWith("generated-pdfs/").describe("The PDF sent, as the print route stores it."),
+        storagePath: z.string().regex(/^generated-pdfs\//).describe("The PDF sent, as the print route stores it."),
         messageId: z.string().describe("SendGrid's X-Message-Id."),
       }),
     }),
