@@ -22,9 +22,14 @@ export function auth(): Auth {
   return (require("firebase-admin/auth") as typeof import("firebase-admin/auth")).getAuth(adminApp());
 }
 
-export function db(): Firestore {
+/** The firebase-admin/firestore module (FieldValue, FieldPath, Timestamp), loaded on first use. */
+export function firestoreSdk(): typeof import("firebase-admin/firestore") {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require("firebase-admin/firestore") as typeof import("firebase-admin/firestore")).getFirestore(adminApp());
+  return require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
+}
+
+export function db(): Firestore {
+  return firestoreSdk().getFirestore(adminApp());
 }
 
 /** The project's default Cloud Storage bucket (FIREBASE_CONFIG names it, in production and emulator). */

@@ -1,4 +1,4 @@
-import { logger } from "firebase-functions";
+import { logger } from "firebase-functions/logger";
 import { currentRequestId } from "./http/requestContext";
 
 // Every log line of the project, as a named function. Each line carries the request id; none

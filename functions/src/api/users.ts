@@ -1,11 +1,11 @@
-import { FieldValue, type DocumentReference, type DocumentSnapshot } from "firebase-admin/firestore";
+import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import type { Access } from "../http/access";
 import { HttpError, notFound } from "../http/errors";
 import { FIRESTORE_DEADLINE_MS } from "../config";
 import { firestoreTimedOut, withDeadline } from "../http/deadline";
 import { countBackendCall } from "../http/requestContext";
-import { db } from "../firebase";
+import { db, firestoreSdk } from "../firebase";
 
 // User records and auth ownership (DESIGN.md, Firestore layout). Users belong to organizations
 // and tenants; the routes declare `targets: USER_TARGETS`.
@@ -57,6 +57,6 @@ export function transaction<T>(fn: (tx: FirebaseFirestore.Transaction) => Promis
 }
 
 /** The audit fields of a change made by `uid` now. */
-export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`${prefix}At`]: FieldValue.serverTimestamp(), [`${prefix}By`]: uid });
+export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`${prefix}At`]: firestoreSdk().FieldValue.serverTimestamp(), [`${prefix}By`]: uid });
 
 export const conflict = (message: string) => new HttpError(409, message);

@@ -1,5 +1,4 @@
-import { Client } from "@sendgrid/client";
-import { MailService } from "@sendgrid/mail";
+import type { MailService } from "@sendgrid/mail";
 import { SENDGRID_TIMEOUT_MS, params, sendgridApiKey, sendgridBaseUrl } from "../config";
 import { HttpError } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
@@ -26,8 +25,13 @@ function mailService(): { mail: MailService; from: { email: string; name: string
   const missing = missingMailSettings(key, from.email);
   if (missing.length > 0) throw new HttpError(503, `Email is not configured: set ${missing.join(" and ")} (README, Configuration).`);
   if (service?.key !== key) {
+    // Loaded on the first send only: the print route never needs SendGrid (cold start).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Client } = require("@sendgrid/client") as { Client: new () => import("@sendgrid/client").Client };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { MailService: Mail } = require("@sendgrid/mail") as { MailService: new () => MailService };
     const client = new Client();
-    const mail = new MailService();
+    const mail = new Mail();
     mail.setClient(client);
     mail.setApiKey(key);
     const baseUrl = sendgridBaseUrl();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { Timestamp } from "firebase-admin/firestore";
-import { db } from "../firebase";
+import type { Timestamp } from "firebase-admin/firestore";
+import { db, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
 import { HttpError } from "../http/errors";
 import { firestoreCall } from "../http/deadline";
@@ -13,13 +13,14 @@ import { firestoreCall } from "../http/deadline";
 export async function consumeQuota(action: string, uid: string, access: Access, limit: { maxSends: number; windowMs: number }): Promise<void> {
   const key = createHash("sha256").update(`${action}|${uid}|${access.path}`).digest("hex");
   const ref = db().doc(`rateLimits/${key}`);
+  const { Timestamp: Time } = firestoreSdk();
   const now = Date.now();
   const retryAfterMs = await firestoreCall(() => db().runTransaction(async (tx) => {
     const snapshot = await tx.get(ref);
     const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
     const count = Number(snapshot.get("count") ?? 0);
     if (now - windowStart >= limit.windowMs) {
-      tx.set(ref, { action, windowStart: Timestamp.fromMillis(now), count: 1, expiresAt: Timestamp.fromMillis(now + limit.windowMs) });
+      tx.set(ref, { action, windowStart: Time.fromMillis(now), count: 1, expiresAt: Time.fromMillis(now + limit.windowMs) });
       return 0;
     }
     if (count >= limit.maxSends) return windowStart + limit.windowMs - now;

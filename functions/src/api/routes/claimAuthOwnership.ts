@@ -1,4 +1,4 @@
-import { FieldValue } from "firebase-admin/firestore";
+import { firestoreSdk } from "../../firebase";
 import { defineRoute } from "../../http/routes";
 import { USER_TARGETS, conflict, isSoftDeleted, noRecord, ownershipChangeSchema, ownershipRef, ownershipStatus, transaction, userRecordRef } from "../users";
 
@@ -24,7 +24,7 @@ export const claimAuthOwnership = defineRoute({
       const before = ownershipStatus(access, userId, ownership);
       if (before.isLinkedToCurrentTenant) throw conflict(`This target already owns the authentication of user '${userId}'.`);
       if (!before.isUnclaimed) throw conflict(`The authentication of user '${userId}' is not unclaimed.`);
-      tx.create(ownershipRef(userId), { ownerPath: access.path, claimedAt: FieldValue.serverTimestamp(), claimedBy: caller.uid });
+      tx.create(ownershipRef(userId), { ownerPath: access.path, claimedAt: firestoreSdk().FieldValue.serverTimestamp(), claimedBy: caller.uid });
       return { userId, isLinkedToCurrentTenant: true, isUnclaimed: false };
     });
     return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' claimed.` };

@@ -1,6 +1,6 @@
-import { FieldPath, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
+import type { DocumentSnapshot, Timestamp } from "firebase-admin/firestore";
 import { z } from "zod";
-import { db } from "../../firebase";
+import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
 import { defineRoute } from "../../http/routes";
 import { intParam } from "../../http/validation";
@@ -46,7 +46,7 @@ export const listRoles = defineRoute({
     schema: z.strictObject({ statusCode: z.literal(200), message: z.string(), data: z.array(roleSchema) }),
   },
   async handle({ access, query: { limit, offset } }) {
-    const page = await firestoreCall(() => db().collection(`${access.path}/roles`).orderBy("name").orderBy(FieldPath.documentId()).offset(offset).limit(limit).get());
+    const page = await firestoreCall(() => db().collection(`${access.path}/roles`).orderBy("name").orderBy(firestoreSdk().FieldPath.documentId()).offset(offset).limit(limit).get());
     return { statusCode: 200 as const, message: `${page.size} role(s).`, data: page.docs.map(toRole) };
   },
 });

@@ -1,4 +1,4 @@
-import { FieldValue } from "firebase-admin/firestore";
+import { firestoreSdk } from "../../firebase";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, transaction, userRecordRef } from "../users";
@@ -20,7 +20,7 @@ export const restoreUser = defineRoute({
       // SPEC.md: 400 when the user cannot be restored, whatever the reason.
       if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
       if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
-      tx.update(ref, { deletedAt: null, deletedBy: FieldValue.delete(), ...changedBy(caller.uid, "restored") });
+      tx.update(ref, { deletedAt: null, deletedBy: firestoreSdk().FieldValue.delete(), ...changedBy(caller.uid, "restored") });
     });
     return { statusCode: 201 as const, data: true as const, message: `User '${userId}' restored.` };
   },

@@ -1,0 +1,58 @@
+// The printed content of an instance in the form the peers (HTML for Chromium, pdfmake's document
+// definition) are built from. Values are formatted by our own format.ts (lib/), so every engine prints
+// the same text: dates, numbers, Yes/No, "—" for empty, bullet lists for multichoice.
+
+import type { BenchCase, FormatModule } from "../cases";
+import { FORMAT_MODULE } from "../cases";
+
+export type Block =
+  | { kind: "row"; label: string; value: string | undefined }
+  | { kind: "paragraphs"; label: string; text: string }
+  | { kind: "table"; label: string; columns: string[]; rows: string[][]; numeric: boolean[] };
+
+export interface DocModel {
+  title: string;
+  objectTypeName: string;
+  targetName: string;
+  /** Footer, left: instance id and generation time. */
+  footerLeft: string;
+  sections: { title: string; blocks: Block[] }[];
+}
+
+let format: FormatModule | undefined;
+
+const text = (v: unknown, fallback: string): string => {
+  const s = typeof v === "string" ? v : v === null || v === undefined ? "" : String(v);
+  return s.trim() === "" ? fallback : s;
+};
+
+export function buildModel(c: BenchCase): DocModel {
+  format ??= require(FORMAT_MODULE) as FormatModule;
+  const f = format;
+  const sections = c.instance.sections.map((s, i) => ({
+    title: text(s.title, `Section ${i + 1}`),
+    blocks: s.fields.map((field): Block => {
+      const label = text(field.label, f.EMPTY_MARKER);
+      const d = f.displayValue(field.type, field.value);
+      switch (d.kind) {
+        case "empty":
+          return { kind: "row", label, value: undefined };
+        case "inline":
+          return { kind: "row", label, value: d.text };
+        case "paragraphs":
+          return { kind: "paragraphs", label, text: d.text };
+        case "table":
+          return { kind: "table", label, columns: d.columns, rows: d.rows, numeric: d.numeric };
+      }
+    }),
+  }));
+  return {
+    title: text(c.instance.title, "Untitled"),
+    objectTypeName: text(c.instance.objectTypeName, f.EMPTY_MARKER),
+    targetName: c.targetName,
+    footerLeft: `Instance ${c.instanceId} \u00b7 Generated ${f.formatTimestamp(new Date(c.generatedAt))}`,
+    sections,
+  };
+}
+
+export const EMPTY = "\u2014";

@@ -1,0 +1,158 @@
+// Rendering benchmark, in process and warm: our renderer, headless Chromium and pdfmake on the same
+// documents (cases.ts). Each (engine, case) runs in fresh worker processes (renderWorker.ts), several
+// times, interleaved, so that memory peaks never mix and slow drift hits every engine alike.
+// Run alone:  node --import tsx bench/render.ts   (bench/run.ts runs it with the rest)
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { buildCases, RENDERER_MODULE, type BenchCase, type RendererModule } from "./cases";
+import { ENGINES, PEER_OF, type EngineName } from "./engines/types";
+import type { WorkerBudget, WorkerResult } from "./renderWorker";
+import { setup, type Setup } from "./setup";
+import { median, summarize, type Summary } from "./stats";
+
+export interface RenderOptionsBench {
+  /** Worker processes per (engine, case). */
+  processes: number;
+  budget: WorkerBudget;
+  engines: readonly EngineName[];
+  /** Case keys to run (default: all). */
+  cases?: readonly string[];
+}
+
+export const DEFAULT_RENDER_OPTIONS: RenderOptionsBench = {
+  processes: 3,
+  budget: { warmup: 3, minIterations: 5, maxIterations: 2000, budgetMs: 3000 },
+  engines: ENGINES,
+};
+
+export interface EngineCaseResult {
+  engine: EngineName;
+  caseKey: string;
+  /** Why it did not run (then no figures). */
+  unavailable?: string;
+  pageCount?: number;
+  /** Output size; sizeVaries when processes disagreed (dates in the file, for example). */
+  sizeBytes?: number;
+  sizeVaries?: boolean;
+  /** Wall-clock ms per PDF, all measured renders of all processes pooled. */
+  timeMs?: Summary;
+  /** CPU ms per PDF, one figure per process. */
+  cpuMs?: Summary;
+  /** PDFs per second on one core (1000 / CPU ms per PDF), one figure per process. */
+  perSecondOneCore?: Summary;
+  peakMiB?: Summary;
+  idleMiB?: Summary;
+  renders?: number;
+  outputFile?: string;
+  /** The worker process before it loaded the engine (Node.js and tsx), MiB. */
+  bareMiB?: number;
+}
+
+export interface RenderBenchResult {
+  cases: BenchCase[];
+  results: EngineCaseResult[];
+  setupNotes: string[];
+  options: RenderOptionsBench;
+  outDir: string;
+}
+
+const WORKER = resolve(__dirname, "renderWorker.ts");
+const MiB = 1024 * 1024;
+
+function runWorker(engine: EngineName, casesFile: string, c: BenchCase, outDir: string, budget: WorkerBudget, env: NodeJS.ProcessEnv): WorkerResult {
+  const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", WORKER, engine, casesFile, c.key, outDir, JSON.stringify(budget)], {
+    cwd: resolve(__dirname, ".."),
+    env,
+    encoding: "utf8",
+    maxBuffer: 64 * MiB,
+    timeout: 15 * 60_000,
+  });
+  const line = r.stdout?.split("\n").find((l) => l.startsWith("RESULT "));
+  if (r.status !== 0 || !line) {
+    const err = (r.stderr || r.error?.message || "").trim().split("\n").slice(0, 3).join(" | ");
+    throw new Error(`${engine} worker on ${c.key} failed (exit ${r.status ?? r.signal}): ${err}`);
+  }
+  return JSON.parse(line.slice("RESULT ".length)) as WorkerResult;
+}
+
+function aggregate(engine: EngineName, c: BenchCase, runs: WorkerResult[]): EngineCaseResult {
+  const sizes = new Set(runs.map((r) => r.sizeBytes));
+  return {
+    engine,
+    caseKey: c.key,
+    pageCount: runs[0].pageCount,
+    sizeBytes: median(runs.map((r) => r.sizeBytes)),
+    sizeVaries: sizes.size > 1,
+    timeMs: summarize(runs.flatMap((r) => r.samplesMs)),
+    cpuMs: summarize(runs.map((r) => r.cpuMsPerPdf)),
+    perSecondOneCore: summarize(runs.map((r) => 1000 / r.cpuMsPerPdf)),
+    peakMiB: summarize(runs.map((r) => r.peakBytes / MiB)),
+    idleMiB: summarize(runs.map((r) => r.idleBytes / MiB)),
+    renders: runs.reduce((a, r) => a + r.samplesMs.length, 0),
+    bareMiB: median(runs.map((r) => r.bareBytes / MiB)),
+    outputFile: runs[0].outputFile,
+  };
+}
+
+export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDER_OPTIONS, prepared?: Setup): Promise<RenderBenchResult> {
+  const s = prepared ?? setup(options.engines);
+  const renderer = require(RENDERER_MODULE) as RendererModule;
+  const cases = (await buildCases(renderer)).filter((c) => !options.cases || options.cases.includes(c.key));
+  const outDir = join(tmpdir(), "print-bench");
+  mkdirSync(outDir, { recursive: true });
+  const casesFile = join(outDir, "cases.json");
+  writeFileSync(casesFile, JSON.stringify(cases));
+
+  const runs = new Map<string, WorkerResult[]>();
+  const failed = new Map<string, string>();
+  const key = (e: EngineName, c: BenchCase) => `${e}/${c.key}`;
+  for (let p = 0; p < options.processes; p++) {
+    for (const c of cases) {
+      for (const e of options.engines) {
+        const peer = PEER_OF[e];
+        if (peer && s.unavailable[peer]) continue;
+        if (failed.has(key(e, c))) continue;
+        const t = Date.now();
+        try {
+          const r = runWorker(e, casesFile, c, outDir, options.budget, s.env);
+          runs.set(key(e, c), [...(runs.get(key(e, c)) ?? []), r]);
+          console.log(
+            `[bench] render ${p + 1}/${options.processes} ${c.key.padEnd(16)} ${e.padEnd(8)} median ${median(r.samplesMs).toFixed(2).padStart(8)} ms` +
+              `  ${String(r.samplesMs.length).padStart(4)} renders  ${r.pageCount} pages  ${(r.sizeBytes / 1024).toFixed(1)} KiB  (${((Date.now() - t) / 1000).toFixed(1)} s)`,
+          );
+        } catch (err) {
+          const msg = err instanceof Error ? err.message : String(err);
+          console.log(`[bench] ${msg}`);
+          failed.set(key(e, c), msg);
+        }
+      }
+    }
+  }
+
+  const results: EngineCaseResult[] = [];
+  for (const c of cases) {
+    for (const e of options.engines) {
+      const peer = PEER_OF[e];
+      const unavailable = peer ? s.unavailable[peer] : undefined;
+      const got = runs.get(key(e, c));
+      if (unavailable) results.push({ engine: e, caseKey: c.key, unavailable });
+      else if (failed.has(key(e, c)) && !got?.length) results.push({ engine: e, caseKey: c.key, unavailable: failed.get(key(e, c)) });
+      else if (got?.length) results.push(aggregate(e, c, got));
+    }
+  }
+  return { cases, results, setupNotes: s.notes, options, outDir };
+}
+
+if (require.main === module) {
+  runRenderBench()
+    .then((r) => {
+      for (const x of r.results) console.log(JSON.stringify({ ...x, outputFile: undefined }));
+    })
+    .catch((e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,293 @@
+// Turns the measurements into the Markdown report (printed, and written to docs/BENCHMARKS.md).
+
+import type { ColdStartRow } from "./coldStart";
+import { ENGINE_LABEL, type EngineName } from "./engines/types";
+import type { HttpBenchResult } from "./http";
+import type { Machine } from "./machine";
+import type { EngineCaseResult, RenderBenchResult } from "./render";
+import { fmt, median, type Summary } from "./stats";
+
+export interface Report {
+  machine: Machine;
+  loadAtEnd: string;
+  durationS: number;
+  command: string;
+  render?: RenderBenchResult;
+  coldStart?: ColdStartRow[];
+  http?: HttpBenchResult;
+}
+
+interface Target {
+  name: string;
+  measured: string;
+  met: boolean | undefined;
+  /** How far off (when missed) or the margin (when met). */
+  margin: string;
+  /** What would close a miss. */
+  hint?: string;
+}
+
+const spread = (s: Summary | undefined, unit = "", lo: keyof Summary = "p10", hi: keyof Summary = "p90"): string =>
+  s ? `${fmt(s.median)}${unit} (${fmt(s[lo])}–${fmt(s[hi])})` : "n/a";
+const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+const sizeKiB = (b: number | undefined): string => (b === undefined ? "n/a" : `${fmt(b / 1024)} KiB`);
+
+function table(head: string[], rows: string[][]): string {
+  const align = head.map((h) => (h.startsWith(">") ? "---:" : "---"));
+  const clean = head.map((h) => h.replace(/^>/, ""));
+  return [`| ${clean.join(" | ")} |`, `| ${align.join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+function find(r: RenderBenchResult, engine: EngineName, caseKey: string): EngineCaseResult | undefined {
+  return r.results.find((x) => x.engine === engine && x.caseKey === caseKey);
+}
+
+function renderSection(r: RenderBenchResult): string {
+  const rows: string[][] = [];
+  for (const c of r.cases) {
+    const ours = find(r, "ours", c.key);
+    for (const e of r.options.engines) {
+      const x = find(r, e, c.key);
+      if (!x) continue;
+      if (x.unavailable) {
+        rows.push([c.name, ENGINE_LABEL[e], `not run: ${x.unavailable}`, "", "", "", "", "", ""]);
+        continue;
+      }
+      const timeRatio = e === "ours" || !ours?.timeMs ? "—" : `${fmt(x.timeMs!.median / ours.timeMs.median)}x`;
+      const sizeRatio = e === "ours" || !ours?.sizeBytes ? "—" : `${fmt(x.sizeBytes! / ours.sizeBytes)}x`;
+      rows.push([
+        c.name,
+        ENGINE_LABEL[e],
+        String(x.pageCount),
+        spread(x.timeMs),
+        spread(x.perSecondOneCore, "", "min", "max"),
+        `${sizeKiB(x.sizeBytes)}${x.sizeVaries ? " (varies)" : ""}`,
+        `${spread(x.peakMiB, "", "min", "max")}, idle ${fmt(x.idleMiB!.median)}`,
+        timeRatio,
+        sizeRatio,
+      ]);
+    }
+  }
+  const o = r.options;
+  return [
+    "## Rendering, in process, warm",
+    "",
+    table(["case", "engine", ">pages", ">ms per PDF, median (p10–p90)", ">PDFs/s on one core (min–max)", ">size", ">peak memory MiB (min–max), idle", ">time vs ours", ">size vs ours"], rows),
+    "",
+    "Cases (the same content for every engine; values formatted by our format.ts, so the text is identical):",
+    "",
+    ...r.cases.map((c) => `- **${c.name}**: ${c.description}; ${c.fieldCount} fields, ${c.tableRows} table rows.`),
+    "",
+    "How it is measured:",
+    "",
+    `- Each (engine, case) runs in ${o.processes} fresh worker processes (bench/renderWorker.ts), interleaved; each loads its engine, ` +
+      `renders ${o.budget.warmup} times to warm up, then renders for ${o.budget.budgetMs / 1000} s (at least ${o.budget.minIterations}, at most ${o.budget.maxIterations} renders). ` +
+      "ms per PDF pools every measured render of every process: median, p10–p90.",
+    "- One render is all the work a request does from the instance to the PDF bytes: ours `renderInstancePdf` (lib/, compiled); " +
+      "Chromium: build the HTML, `newPage`, `setContent`, `page.pdf({ format: \"A4\" })` with header/footer templates, `close` the page, one browser kept warm " +
+      "(puppeteer-core, Debian's chromium, `--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync`, a fresh profile dir), " +
+      "`tagged: false` so that, like ours, it writes no structure tree (puppeteer's default `tagged: true` is the extra engine `chromium-tagged`: `--engines=ours,chromium,chromium-tagged,pdfmake`); " +
+      "pdfmake: build the document definition, `createPdf(...).getBuffer()` with Noto Sans TTF (regular, bold) from the npm package.",
+    "- PDFs/s on one core = 1000 / CPU ms per PDF, the CPU time of every thread of the worker plus (Chromium) every browser process, over the measured renders; one figure per process, median (min–max).",
+    "- Peak memory: the worker's RSS high-water mark (getrusage maxrss), plus for Chromium the highest proportional set size (PSS) of the browser's process tree, sampled every 20 ms during a few extra renders after the timed ones (sampling never runs while timing); " +
+      "idle: the same after loading the engine (and launching the browser), before the first render. " +
+      `The worker before loading any engine (Node.js with tsx) is ${fmt(median(r.results.filter((x) => x.bareMiB !== undefined).map((x) => x.bareMiB!)))} MiB of it.`,
+    "- Fonts: every engine uses Noto Sans from `@expo-google-fonts/noto-sans` (Chromium through a fontconfig file that adds the package's folders), so Greek and Cyrillic print and the sizes compare like for like. " +
+      "pdfmake has no keep-with-next for headings; Chromium's header template repeats on page 1.",
+    "- pdfmake's time goes mostly to fontkit parsing the Noto Sans files again for every document (pdfkit opens its fonts per document; a CPU profile puts most of a one-page render in fontkit and restructure); " +
+      "with the 14 standard PDF fonts it would be faster, but could not print Greek or Cyrillic.",
+    "- Chromium's time includes opening and closing a tab per render (a new renderer process): reusing one tab saves that start-up on every render (not measured here), at the price of state shared between requests.",
+    `- The first PDF of each (engine, case) is kept in ${r.outDir} for inspection.`,
+  ].join("\n");
+}
+
+const HINTS = {
+  onePage:
+    "The one-page render is dominated by fixed per-document costs (font subsetting and the PDF object writer); caching the subset font programs " +
+    "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
+  chromiumRatio: "Only our side can move: see the one-page time.",
+  tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
+  size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",
+};
+
+/** Advice for a package a function loads beyond the base (see coldStart.ts, breakdown). */
+function coldStartAdvice(what: string): string {
+  if (/^firebase-functions\s/.test(what)) return "import `logger` from `firebase-functions/logger` (a few ms) instead of the package root, which loads all of v1 and its providers";
+  if (what.startsWith("@sendgrid/")) return "load the SendGrid client (mail.ts) on the first send-pdf instead of at module load";
+  if (what.startsWith("zod")) return "zod declares the route schemas, so it stays; building derived schemas (openapi.ts) on first use saves only their own share";
+  return "load it on first use instead of at module load";
+}
+
+function coldStartHint(row: ColdStartRow, base: number): string {
+  const items = (row.breakdown ?? []).filter((b) => b.ms >= 5);
+  if (items.length === 0) return "Import less at module load.";
+  const over = row.ratio - (row.targetRatio ?? row.ratio);
+  return (
+    `${row.key}: ${fmt(over * base)} ms over the target (base ${fmt(base)} ms). Largest imports beyond the base: ` +
+    items.map((b) => `\`${b.what.replace(/\s+\(from /, "` from `").replace(/\)$/, "")}\` ${fmt(b.ms)} ms (${(b.ms / base).toFixed(2)}x): ${coldStartAdvice(b.what)}`).join("; ") +
+    "."
+  );
+}
+
+function targets(r: Report): Target[] {
+  const out: Target[] = [];
+  const rb = r.render;
+  if (rb) {
+    const one = find(rb, "ours", "one-page");
+    const long = find(rb, "ours", "audit-long");
+    const chrome = find(rb, "chromium", "one-page");
+    if (one?.timeMs) {
+      const m = one.timeMs.median;
+      out.push({
+        name: "typical one-page PDF under 5 ms",
+        measured: `${fmt(m)} ms`,
+        met: m < 5,
+        margin: m < 5 ? `${fmt(5 - m)} ms to spare` : `${fmt(m - 5)} ms over (${pct(m / 5 - 1)})`,
+        hint: HINTS.onePage,
+      });
+    }
+    if (one?.timeMs) {
+      if (chrome?.timeMs) {
+        const k = chrome.timeMs.median / one.timeMs.median;
+        out.push({
+          name: "one-page PDF at least 30x faster than Chromium",
+          measured: `${fmt(k)}x`,
+          met: k >= 30,
+          margin: k >= 30 ? `${fmt(k / 30)}x the target` : `${pct(1 - k / 30)} short: ours would need ${fmt(chrome.timeMs.median / 30)} ms`,
+          hint: HINTS.chromiumRatio,
+        });
+      } else {
+        out.push({ name: "one-page PDF at least 30x faster than Chromium", measured: chrome?.unavailable ?? "Chromium not run", met: undefined, margin: "" });
+      }
+    }
+    if (long?.timeMs) {
+      const m = long.timeMs.median;
+      out.push({
+        name: `the long document (audit-long, ${long.pageCount} pages) under 60 ms`,
+        measured: `${fmt(m)} ms`,
+        met: m < 60,
+        margin: m < 60 ? `${fmt(60 - m)} ms to spare` : `${fmt(m - 60)} ms over (${pct(m / 60 - 1)})`,
+        hint: HINTS.tenPage,
+      });
+    }
+    for (const c of rb.cases.filter((x) => x.primary)) {
+      const ours = find(rb, "ours", c.key);
+      if (!ours?.sizeBytes) continue;
+      const peers = (["chromium", "pdfmake"] as const).map((e) => find(rb, e, c.key)).filter((x): x is EngineCaseResult => !!x?.sizeBytes);
+      if (peers.length === 0) continue;
+      const smallest = peers.reduce((a, b) => (b.sizeBytes! < a.sizeBytes! ? b : a));
+      const ok = ours.sizeBytes <= smallest.sizeBytes!;
+      out.push({
+        name: `${c.name}: output no larger than either peer's`,
+        measured: `${sizeKiB(ours.sizeBytes)} vs ${peers.map((p) => `${p.engine} ${sizeKiB(p.sizeBytes)}`).join(", ")}`,
+        met: ok,
+        margin: ok ? `${pct(1 - ours.sizeBytes / smallest.sizeBytes!)} smaller than the smallest peer` : `${pct(ours.sizeBytes / smallest.sizeBytes! - 1)} larger than ${smallest.engine}`,
+        hint: HINTS.size,
+      });
+    }
+  }
+  const base = r.coldStart?.find((x) => x.key === "base")?.ms.median ?? NaN;
+  for (const row of r.coldStart ?? []) {
+    if (row.targetRatio === undefined) continue;
+    out.push({
+      name: `cold start ${row.key} under ${row.targetRatio}x base`,
+      measured: `${row.ratio.toFixed(2)}x`,
+      met: row.ratio < row.targetRatio,
+      margin:
+        (row.ratio < row.targetRatio ? `${fmt((row.targetRatio - row.ratio) * base)} ms to spare` : `${fmt((row.ratio - row.targetRatio) * base)} ms over`) +
+        ` (CPU time: ${row.cpuRatio.toFixed(2)}x)`,
+      hint: coldStartHint(row, base),
+    });
+  }
+  if (!r.http || r.http.notRun) {
+    out.push({ name: "end to end: api p50 < 15 ms at concurrency 1; cached print < 25 ms; zero errors", measured: `not measured: ${r.http?.notRun ?? "skipped"}`, met: undefined, margin: "" });
+  }
+  return out;
+}
+
+function coldStartSection(rows: ColdStartRow[]): string {
+  return [
+    "## Cold start",
+    "",
+    table(
+      ["module(s) imported by a fresh process", ">import ms, median (min–max)", ">ratio to base", "target", ">CPU ms, median (min–max)", ">CPU ratio"],
+      rows.map((r) => [
+        r.name,
+        spread(r.ms, "", "min", "max"),
+        `${r.ratio.toFixed(2)}x`,
+        r.targetRatio ? `< ${r.targetRatio}x` : "—",
+        spread(r.cpuMs, "", "min", "max"),
+        `${r.cpuRatio.toFixed(2)}x`,
+      ]),
+    ),
+    "",
+    `Each figure: ${rows[0]?.ms.n ?? 0} fresh \`node -e\` processes per row (interleaved), time from before the first \`require\` to after the last, in the functions folder (lib/, compiled). ` +
+      "The renderer row is not part of print's cold start: index.ts loads it lazily, on the first render. " +
+      "The target is on wall-clock time; the CPU columns (all threads of the process) are less disturbed by other load on the machine and tell whether a miss is real.",
+    "",
+    "Where the difference to the base goes: the packages our code (lib/) loads that the base has not loaded, each with everything it loads (inclusive ms, median of 3 processes):",
+    "",
+    table(
+      ["function", "package (required from)", ">ms"],
+      rows.flatMap((r) => (r.breakdown ?? []).filter((b) => b.ms >= 1).map((b) => [r.key, `\`${b.what.replace(/\s+\(from /, "` from `").replace(/\)$/, "")}\``, fmt(b.ms)])),
+    ),
+  ].join("\n");
+}
+
+function httpSection(h: HttpBenchResult | undefined): string {
+  const head = "## End to end over the local stack";
+  if (!h || h.notRun || h.rows.length === 0) return [head, "", `Not measured: ${h?.notRun ?? "skipped (--only)"}.`].join("\n");
+  return [
+    head,
+    "",
+    h.baseUrl ? `Stack at ${h.baseUrl}.` : "",
+    "",
+    table(
+      ["route", ">concurrency", ">requests", ">errors", ">requests/s", ">p50 ms (spread)", ">p99 ms (spread)", "target p50"],
+      h.rows.map((x) => [x.route, String(x.concurrency), String(x.requests), String(x.errors), fmt(x.requestsPerSecond), spread(x.p50, "", "min", "max"), spread(x.p99, "", "min", "max"), x.targetP50Ms ? `< ${x.targetP50Ms} ms` : "—"]),
+    ),
+  ].join("\n");
+}
+
+export function markdown(r: Report): string {
+  const m = r.machine;
+  const t = targets(r);
+  const parts = [
+    "# Benchmarks",
+    "",
+    `Written by \`${r.command}\` (functions/bench/run.ts) on ${m.date}; the run took ${Math.round(r.durationS)} s. Every figure is a median with its spread. ` +
+      "Timings depend on the machine and on what else runs on it: compare engines within one run, not across machines.",
+    "",
+    "## Machine",
+    "",
+    table(
+      ["", ""],
+      [
+        ["CPU", `${m.cpu}, ${m.cores} cores`],
+        ["memory", `${fmt(m.memoryGiB)} GiB`],
+        ["Node.js", m.node],
+        ["OS", m.os],
+        ["date", m.date],
+        ["load average (1, 5, 15 min) at start / end", `${m.load} / ${r.loadAtEnd}`],
+        ...Object.entries(m.versions).map(([k, v]) => [k, v]),
+      ],
+    ),
+    "",
+    "## Targets (issue 8)",
+    "",
+    table(
+      ["target", "measured", "met", "margin"],
+      t.map((x) => [x.name, x.measured, x.met === undefined ? "not measured" : x.met ? "yes" : "**no**", x.margin]),
+    ),
+  ];
+  const missed = t.filter((x) => x.met === false && x.hint);
+  if (missed.length) {
+    parts.push("", "What would close the misses:", "", ...[...new Set(missed.map((x) => x.hint!))].map((h) => `- ${h}`));
+  }
+  if (r.render) parts.push("", renderSection(r.render));
+  if (r.coldStart) parts.push("", coldStartSection(r.coldStart));
+  parts.push("", httpSection(r.http));
+  const notes = r.render?.setupNotes ?? [];
+  if (notes.length) parts.push("", "## Setup done by this run", "", ...notes.map((n) => `- ${n}`));
+  return `${parts.join("\n")}\n`;
+}
