@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  console.log("[bench] print-admin benchmarks: rendering (ours, Chromium, pdfmake), cold start; end to end over the stack: not built yet");
+  console.log("[bench] print-admin benchmarks: rendering (ours, Chromium, pdfmake), cold start, and end to end over a running local stack");
   console.log("[bench] the local stack is never started here");
   const m = machine();
   const report: Report = { machine: m, loadAtEnd: "", durationS: 0, command };
