@@ -28,8 +28,22 @@ export function firestoreSdk(): typeof import("firebase-admin/firestore") {
   return require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
 }
 
+/**
+ * gRPC channel settings of the Firestore client. After Firestore was unreachable, gRPC waits
+ * longer and longer between reconnection attempts (up to 120 s by default), so an instance could
+ * go on answering 503 long after Firestore is back; capped at 2 s, the first request after an
+ * outage finds the connection back (test/security/faults.stack.test.ts, docs/RELIABILITY.md).
+ */
+export const FIRESTORE_CHANNEL_SETTINGS = { "grpc.max_reconnect_backoff_ms": 2_000 };
+
+let firestore: Firestore | undefined;
+
 export function db(): Firestore {
-  return firestoreSdk().getFirestore(adminApp());
+  if (!firestore) {
+    firestore = firestoreSdk().getFirestore(adminApp());
+    firestore.settings(FIRESTORE_CHANNEL_SETTINGS); // before its first use; firebase-admin passes no gRPC settings
+  }
+  return firestore;
 }
 
 /** The project's default Cloud Storage bucket (FIREBASE_CONFIG names it, in production and emulator). */

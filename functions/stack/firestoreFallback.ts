@@ -14,6 +14,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
+import type { Faultable, FirestoreFault } from "./faults";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { FirestoreServer } = require("@firestore-emulator/server") as {
@@ -24,7 +25,7 @@ const { FirestoreServer } = require("@firestore-emulator/server") as {
   };
 };
 
-export interface FirestoreFallback {
+export interface FirestoreFallback extends Faultable<FirestoreFault> {
   /** The port it listens on (the one asked for, or the one chosen for port 0). */
   port: number;
   stop(): Promise<void>;
@@ -76,11 +77,23 @@ export async function startFirestoreFallback(port: number, host = "127.0.0.1"): 
   });
 
   const sockets = new Set<Socket>();
+  // stack/faults.ts: "down" closes every connection at once; "hang" holds new ones unserved.
+  let fault: FirestoreFault | null = null;
+  const held = new Set<Socket>();
   const front = createNetServer((socket) => {
+    if (fault?.mode === "down") {
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
     socket.setNoDelay(true); // as the servers would do for a socket of their own (no Nagle delays)
     socket.once("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy()); // a client that goes away is not our error
+    if (fault?.mode === "hang") {
+      held.add(socket); // accepted, never read: the client waits for an answer
+      socket.once("close", () => held.delete(socket));
+      return;
+    }
     let received = Buffer.alloc(0);
     const route = (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
@@ -113,5 +126,12 @@ export async function startFirestoreFallback(port: number, host = "127.0.0.1"): 
       await closed;
     },
     clear: () => firestore.state.clear(),
+    setFault: (next) => {
+      // A fault ends every open connection, so that it reaches clients already connected; clearing
+      // it frees the connections it held (their clients then reconnect).
+      fault = next;
+      for (const socket of next ? sockets : held) socket.destroy();
+      held.clear();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { FaultControl } from "./faults";
 
 /**
  * A SendGrid-compatible capture server for the local stack. The print function sends through the
@@ -10,6 +11,9 @@ import type { AddressInfo } from "node:net";
  *   DELETE /messages   forget them
  *   PUT    /behaviour  { "status": 500 } or { "delayMs": 5000 } makes the next sends fail or hang;
  *                      {} restores normal behaviour (fault tests of send-pdf)
+ * It is also the local stack's control endpoint for faults of its other parts (stack/faults.ts):
+ *   GET    /faults     the Firestore and Storage faults in force
+ *   PUT    /faults     { "storage": {...} | null, "firestore": {...} | null }; {} clears every fault
  */
 
 export interface CapturedMessage {
@@ -81,6 +85,9 @@ export class MailSink {
   private behaviour: Behaviour = {};
   private server: Server | undefined;
 
+  /** `faults`: the stack's fault switches, served at /faults (absent: /faults answers 501). */
+  constructor(private readonly faults?: FaultControl) {}
+
   async start(port: number, host = "127.0.0.1"): Promise<void> {
     const server = createServer((req, res) => {
       this.handle(req, res).catch(() => sendJson(res, 400, { errors: [{ message: "Unreadable request.", field: "" }] }));
@@ -116,8 +123,24 @@ export class MailSink {
       this.behaviour = JSON.parse((await readBody(req)).toString("utf8") || "{}") as Behaviour;
       return sendJson(res, 200, this.behaviour);
     }
+    if (path === "/faults" && (req.method === "GET" || req.method === "PUT")) return this.faultsRoute(req, res);
     if (path === "/" && req.method === "GET") return sendJson(res, 200, { service: "mail sink", messages: this.messages.length });
     sendJson(res, 404, { errors: [{ message: `No route for ${req.method} ${path}`, field: "" }] });
+  }
+
+  private async faultsRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const faults = this.faults;
+    if (!faults?.available) {
+      return sendJson(res, 501, { error: "Fault injection needs the stack's JavaScript Firestore and Storage emulators (STACK_EMULATORS=fallback)." });
+    }
+    if (req.method === "GET") return sendJson(res, 200, faults.current);
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req)).toString("utf8") || "{}");
+      return sendJson(res, 200, faults.apply(body));
+    } catch (error) {
+      return sendJson(res, 400, { error: (error as Error).message });
+    }
   }
 
   private async send(req: IncomingMessage, res: ServerResponse): Promise<void> {

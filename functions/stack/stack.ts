@@ -13,6 +13,7 @@ import {
   type EmulatorSource,
   type PartName,
 } from "./config";
+import { FaultControl } from "./faults";
 import { FIREBASE_LOG, startFirebaseEmulators } from "./firebaseEmulators";
 import { startFirestoreFallback, type FirestoreFallback } from "./firestoreFallback";
 import { MailSink } from "./mailSink";
@@ -146,7 +147,9 @@ export async function startStack(): Promise<Stack> {
   };
 
   try {
-    const mailSink = new MailSink();
+    // The mail sink also serves /faults, which acts on the fallbacks (stack/faults.ts).
+    const faults = new FaultControl();
+    const mailSink = new MailSink(faults);
     await mailSink.start(PORTS.mailSink, HOST).catch((e: Error) => {
       throw new StackError(PART_LABELS.mailSink, e.message);
     });
@@ -163,6 +166,8 @@ export async function startStack(): Promise<Stack> {
         throw new StackError(PART_LABELS.storage, e.message);
       });
       stoppers.push(() => storageFallback!.stop());
+      faults.firestore = firestoreFallback;
+      faults.storage = storageFallback;
     }
 
     const only = source === "google" ? ["auth", "functions", "hosting", "firestore", "storage"] : ["auth", "functions", "hosting"];

@@ -20,10 +20,20 @@ interface StorageEmulatorArgs {
 interface StorageEmulatorInstance {
   reset(): void;
   getName(): string;
+  /** The Express app serving the emulator's HTTP API (set by start()). */
+  getApp(): ExpressAppHandle;
+}
+/** An Express app: its listener calls `app.handle(req, res, next)`, looked up on each request. */
+interface ExpressAppHandle {
+  handle(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
 }
 type StorageEmulatorClass = new (args: StorageEmulatorArgs) => StorageEmulatorInstance;
 
 // Resolved from the root package.json, which pins firebase-tools.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { storageFaultApplies, type Faultable, type StorageFault } from "./faults";
+
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { StorageEmulator } = require("firebase-tools/lib/emulator/storage") as { StorageEmulator: StorageEmulatorClass };
 const { EmulatorRegistry } = require("firebase-tools/lib/emulator/registry") as {
@@ -64,10 +74,45 @@ class StorageEmulatorWithoutRulesRuntime extends StorageEmulator {
   }
 }
 
-export interface StorageFallback {
+export interface StorageFallback extends Faultable<StorageFault> {
   stop(): Promise<void>;
   /** Forgets every stored object (tests). */
   reset(): void;
+}
+
+/**
+ * Puts a fault switch in front of the emulator's Express app (stack/faults.ts): while a fault is
+ * set, the requests it applies to answer 503, lose their connection, or are held unanswered.
+ * Held connections are destroyed when the fault is cleared, so their clients see a failure.
+ */
+function faultSwitch(app: ExpressAppHandle): Faultable<StorageFault> {
+  let fault: StorageFault | null = null;
+  const held = new Set<Socket>();
+  const handle = app.handle;
+  app.handle = function (req, res, next) {
+    if (fault && storageFaultApplies(fault, req.method ?? "GET")) {
+      if (fault.mode === "unavailable") {
+        res.writeHead(503, { "content-type": "application/json", connection: "close" });
+        res.end(JSON.stringify({ error: { code: 503, message: "Service unavailable (fault injected through PUT /faults)." } }));
+      } else if (fault.mode === "reset") {
+        req.socket.destroy();
+      } else {
+        held.add(req.socket);
+        req.socket.once("close", () => held.delete(req.socket));
+      }
+      return;
+    }
+    handle.call(this, req, res, next);
+  };
+  return {
+    setFault(next) {
+      fault = next;
+      if (!next || next.mode !== "hang") {
+        for (const socket of held) socket.destroy();
+        held.clear();
+      }
+    },
+  };
 }
 
 export async function startStorageFallback(projectId: string, port: number, host = "127.0.0.1"): Promise<StorageFallback> {
@@ -80,8 +125,13 @@ export async function startStorageFallback(projectId: string, port: number, host
   });
   // The emulator builds self links and upload URLs from the registry, so it must be registered.
   await EmulatorRegistry.start(emulator);
+  const faults = faultSwitch(emulator.getApp());
   return {
-    stop: () => EmulatorRegistry.stop(Emulators.STORAGE),
+    stop: async () => {
+      faults.setFault(null); // releases held requests, which would keep the server open
+      await EmulatorRegistry.stop(Emulators.STORAGE);
+    },
     reset: () => emulator.reset(),
+    setFault: (fault) => faults.setFault(fault),
   };
 }

@@ -223,6 +223,17 @@ describe("reads", () => {
     expect(snaps[0].createTime).toBeInstanceOf(Timestamp);
     expect(snaps[0].updateTime).toBeInstanceOf(Timestamp);
   });
+
+  it("ids that are names of JavaScript object members ('valueOf', 'constructor', ...) are ordinary ids", async () => {
+    const col = freshCollection();
+    const ids = ["valueOf", "constructor", "toString", "hasOwnProperty"];
+    const missing = await db.getAll(...ids.map((id) => col.doc(id)), ...ids.map((id) => col.doc(`x/${id}/y`)));
+    expect(missing.map((s) => s.exists)).toEqual(Array(8).fill(false));
+    for (const id of ids) await col.doc(id).collection(id).doc(id).set({ id });
+    const nested = await db.getAll(...ids.map((id) => col.doc(id).collection(id).doc(id)));
+    expect(nested.map((s) => s.get("id"))).toEqual(ids);
+    expect((await col.doc("valueOf").collection("valueOf").get()).size).toBe(1);
+  });
 });
 
 describe("queries", () => {

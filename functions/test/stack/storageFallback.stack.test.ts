@@ -77,6 +77,12 @@ describe("the firebase-tools internals the storage fallback relies on", () => {
     expect(isPermitted.toString()).toMatch(/isValidAdminCredentials\(opts\.authorization\)[\s\S]*opts\.ruleset\.verify\(/);
   });
 
+  it("StorageEmulator still serves an Express app, kept in getApp(), which the fault switch wraps (stack/faults.ts)", () => {
+    const { StorageEmulator } = load("lib/emulator/storage");
+    expect(typeof StorageEmulator.prototype.getApp).toBe("function");
+    expect(StorageEmulator.toString()).toMatch(/this\._app = await \(0, server_1\.createApp\)\([\s\S]*this\._app\.listen\(/);
+  });
+
   it("the emulator registry still starts and stops instances by name", () => {
     const { EmulatorRegistry } = load("lib/emulator/registry");
     const { Emulators } = load("lib/emulator/types");

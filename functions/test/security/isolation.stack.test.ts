@@ -1,0 +1,429 @@
+/**
+ * The tenant isolation matrix, generated: every route x every target form x every kind of caller x
+ * the PEOPLE_MANAGEMENT flag off and on. The expected status of each case is computed from the
+ * rules (SPEC.md section 5, DESIGN.md "Target paths, permissions and flags"), never written by hand:
+ * 401 without credentials, without a permission the route accepts on the target's chain, or with
+ * the route's flag off (nearest explicit value up the chain, default off); then 400 for a target
+ * kind the route does not serve; otherwise the route's success. Every answer, success or not, must
+ * hold no id of a target outside the requested target's chain; every success must have acted on
+ * the requested target only (checked, then undone, so that each case starts from the same state).
+ *
+ * The fixture is this file's own (ids carry a per-run suffix), independent of the demo data.
+ */
+import { STATUS_CODES } from "node:http";
+import { Timestamp } from "firebase-admin/firestore";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { URLS } from "../../stack/config";
+import { seedStack } from "../../stack/seedStack";
+import { firestore } from "../api/fixtures";
+import { idTokenFor } from "../helpers";
+import { basic, diffSnapshots, errorBodyProblem, rawRequest, runId, snapshotFirestore, type RawResponse } from "./support";
+
+type Permission = "READ" | "MANAGE_FORM" | "MANAGE_OBJECTS" | "MANAGE_PEOPLE" | "ADMIN";
+const PERMISSIONS: readonly Permission[] = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"];
+type Kind = "organization" | "tenant" | "division" | "site";
+
+// --- The fixture: two organizations, three tenants, two divisions, two sites ------------------------
+
+const r = runId();
+const PASSWORD = `iso-password-${r}`;
+
+interface TargetNode {
+  key: NodeKey;
+  id: string;
+  kind: Kind;
+  /** Firestore document path. */
+  path: string;
+  parent?: NodeKey;
+}
+type NodeKey = "O1" | "T1" | "D1" | "T2" | "D2" | "O2" | "T3" | "S1" | "S2";
+
+const id = (label: string) => `iso-${label}-${r}`;
+const NODES: Record<NodeKey, TargetNode> = {
+  O1: { key: "O1", id: id("org"), kind: "organization", path: `organizations/${id("org")}` },
+  T1: { key: "T1", id: id("tenant"), kind: "tenant", path: `tenants/${id("tenant")}`, parent: "O1" },
+  D1: { key: "D1", id: id("division"), kind: "division", path: `tenants/${id("tenant")}/divisions/${id("division")}`, parent: "T1" },
+  T2: { key: "T2", id: id("sibling"), kind: "tenant", path: `tenants/${id("sibling")}`, parent: "O1" },
+  D2: { key: "D2", id: id("sibdiv"), kind: "division", path: `tenants/${id("tenant")}/divisions/${id("sibdiv")}`, parent: "T1" },
+  O2: { key: "O2", id: id("otherorg"), kind: "organization", path: `organizations/${id("otherorg")}` },
+  T3: { key: "T3", id: id("othertenant"), kind: "tenant", path: `tenants/${id("othertenant")}`, parent: "O2" },
+  S1: { key: "S1", id: id("site"), kind: "site", path: `sites/${id("site")}` },
+  S2: { key: "S2", id: id("othersite"), kind: "site", path: `sites/${id("othersite")}` },
+};
+const ALL_NODES = Object.values(NODES);
+
+/** The node and its ancestors, root first. */
+function chain(key: NodeKey): TargetNode[] {
+  const node = NODES[key];
+  return node.parent ? [...chain(node.parent), node] : [node];
+}
+
+/** The six target forms of SPEC.md, all addressing the same organization, tenant, division or site. */
+const FORMS: { path: string; node: NodeKey }[] = [
+  { path: `/organization/${NODES.O1.id}`, node: "O1" },
+  { path: `/organization/${NODES.O1.id}/tenant/${NODES.T1.id}`, node: "T1" },
+  { path: `/organization/${NODES.O1.id}/tenant/${NODES.T1.id}/division/${NODES.D1.id}`, node: "D1" },
+  { path: `/tenant/${NODES.T1.id}`, node: "T1" },
+  { path: `/tenant/${NODES.T1.id}/division/${NODES.D1.id}`, node: "D1" },
+  { path: `/site/${NODES.S1.id}`, node: "S1" },
+];
+
+// --- Callers ----------------------------------------------------------------------------------------
+
+interface Caller {
+  label: string;
+  /** Absent: no credentials at all. */
+  uid?: string;
+  email?: string;
+  grants: Partial<Record<NodeKey, readonly Permission[]>>;
+}
+
+const user = (label: string, grants: Caller["grants"]): Caller => {
+  const uid = `iso-${r}-${label.toLowerCase().replace(/_/g, "-")}`;
+  return { label, uid, email: `${uid}@iso.test`, grants };
+};
+const ANONYMOUS: Caller = { label: "no credentials", grants: {} };
+const NOBODY = user("nobody", {});
+/** One user per single permission per node that a form targets. */
+const SINGLE = Object.fromEntries(
+  (["O1", "T1", "D1", "S1"] as const).flatMap((node) => PERMISSIONS.map((p) => [`${p}@${node}`, user(`${p}-${node}`, { [node]: [p] })])),
+) as Record<string, Caller>;
+/** Outsiders hold every permission, which is strictly more than ADMIN alone. */
+const OUTSIDERS = Object.fromEntries((["T2", "O2", "D2", "S2"] as const).map((node) => [node, user(`all-${node}`, { [node]: PERMISSIONS })])) as Record<
+  "T2" | "O2" | "D2" | "S2",
+  Caller
+>;
+const USERS = [NOBODY, ...Object.values(SINGLE), ...Object.values(OUTSIDERS)];
+
+const CHILD: Partial<Record<NodeKey, NodeKey>> = { O1: "T1", T1: "D1" };
+
+/** The callers of one form, each with what they are to the target. */
+function callersOf(node: NodeKey): { relation: string; caller: Caller }[] {
+  const target = NODES[node];
+  const ancestors = chain(node).slice(0, -1).reverse();
+  const callers = [
+    { relation: "no credentials", caller: ANONYMOUS },
+    { relation: "no grant", caller: NOBODY },
+    ...PERMISSIONS.map((p) => ({ relation: `${p} on the target`, caller: SINGLE[`${p}@${node}`] })),
+    ...ancestors.map((a, i) => ({ relation: `ADMIN on the ${i === 0 ? "parent" : "grandparent"} ${a.kind}`, caller: SINGLE[`ADMIN@${a.key}`] })),
+    ...(CHILD[node] ? [{ relation: `ADMIN on a child ${NODES[CHILD[node]!].kind}`, caller: SINGLE[`ADMIN@${CHILD[node]}`] }] : []),
+    { relation: "every permission on a sibling tenant", caller: OUTSIDERS.T2 },
+    { relation: "every permission on another organization", caller: OUTSIDERS.O2 },
+  ];
+  if (target.kind === "division") callers.push({ relation: "every permission on a sibling division", caller: OUTSIDERS.D2 });
+  if (target.kind === "site") callers.push({ relation: "every permission on another site", caller: OUTSIDERS.S2 });
+  return callers;
+}
+
+// --- The flag: off (explicitly at the organization, by default on the site) and on (inherited) -----
+
+interface FlagState {
+  name: "off" | "on";
+  /** `features` of the nodes the matrix changes; others keep their seeded value. */
+  features: Partial<Record<NodeKey, Record<string, boolean>>>;
+}
+const FLAG_STATES: FlagState[] = [
+  { name: "off", features: { O1: { PEOPLE_MANAGEMENT: false }, S1: {} } },
+  { name: "on", features: { O1: { PEOPLE_MANAGEMENT: true }, S1: { PEOPLE_MANAGEMENT: true } } },
+];
+/** Seeded features: outsiders have the flag on, so that it never is what refuses them. */
+const SEEDED_FEATURES: Record<NodeKey, Record<string, boolean>> = {
+  O1: {}, T1: {}, D1: {}, S1: {}, T2: { PEOPLE_MANAGEMENT: true }, D2: {}, O2: { PEOPLE_MANAGEMENT: true }, T3: {}, S2: { PEOPLE_MANAGEMENT: true },
+};
+
+// --- Routes -----------------------------------------------------------------------------------------
+
+const SUBJECT = { status: `iso-status-${r}`, restore: `iso-restore-${r}`, delete: `iso-delete-${r}`, claim: `iso-claim-${r}`, release: `iso-release-${r}` };
+const INSTANCE = "iso-doc";
+const RECIPIENT = `iso-${r}@example.test`;
+
+interface MatrixRoute {
+  name: string;
+  function: "api" | "print";
+  method: "GET" | "POST" | "DELETE";
+  suffix: string;
+  anyOf: readonly Permission[];
+  feature?: "PEOPLE_MANAGEMENT";
+  kinds?: readonly Kind[];
+  success: number;
+  body?: unknown;
+  /** Before the cases of a form: puts the state a success needs. */
+  prepare?(node: TargetNode): Promise<void>;
+  /** After a success: checks its body and effect, then puts the state back. */
+  verify(res: RawResponse, node: TargetNode, caller: Caller): Promise<string | undefined>;
+}
+
+const USER_KINDS: readonly Kind[] = ["organization", "tenant"];
+const db = () => firestore();
+const userRecord = (node: TargetNode, uid: string) => db().doc(`${node.path}/users/${uid}`);
+const ownership = (uid: string) => db().doc(`authOwnership/${uid}`);
+const DELETED_AT = Timestamp.fromDate(new Date("2026-06-01T10:00:00Z"));
+const record = (uid: string, deleted: boolean) => ({ email: `${uid}@iso.test`, displayName: uid, deletedAt: deleted ? DELETED_AT : null });
+const same = (actual: unknown, expected: unknown, what: string) => (JSON.stringify(actual) === JSON.stringify(expected) ? undefined : `${what}: ${JSON.stringify(actual)}`);
+
+const ROUTES: MatrixRoute[] = [
+  {
+    name: "auth-ownership-status",
+    function: "api",
+    method: "GET",
+    suffix: `/user/${SUBJECT.status}/auth-ownership-status`,
+    anyOf: ["ADMIN", "MANAGE_PEOPLE"],
+    feature: "PEOPLE_MANAGEMENT",
+    kinds: USER_KINDS,
+    success: 200,
+    // Owned by the sibling tenant: the answer says "another tenant" and must not say which.
+    verify: async (res) => same(res.json, { message: res.json?.message, data: { userId: SUBJECT.status, isLinkedToCurrentTenant: false, isUnclaimed: false } }, "body"),
+  },
+  {
+    name: "restore",
+    function: "api",
+    method: "POST",
+    suffix: `/user/${SUBJECT.restore}/restore`,
+    anyOf: ["ADMIN"],
+    feature: "PEOPLE_MANAGEMENT",
+    kinds: USER_KINDS,
+    success: 201,
+    async verify(res, node, caller) {
+      const doc = (await userRecord(node, SUBJECT.restore).get()).data();
+      await userRecord(node, SUBJECT.restore).set(record(SUBJECT.restore, true));
+      return same(res.json, { statusCode: 201, data: true, message: res.json?.message }, "body") ?? same([doc?.deletedAt, doc?.restoredBy], [null, caller.uid], "record");
+    },
+  },
+  {
+    name: "soft delete",
+    function: "api",
+    method: "DELETE",
+    suffix: `/user/${SUBJECT.delete}`,
+    anyOf: ["ADMIN"],
+    feature: "PEOPLE_MANAGEMENT",
+    kinds: USER_KINDS,
+    success: 200,
+    async verify(res, node, caller) {
+      const doc = (await userRecord(node, SUBJECT.delete).get()).data();
+      await userRecord(node, SUBJECT.delete).set(record(SUBJECT.delete, false));
+      return same(res.json, { statusCode: 200, data: true, message: res.json?.message }, "body") ?? same([doc?.deletedAt instanceof Timestamp, doc?.deletedBy], [true, caller.uid], "record");
+    },
+  },
+  {
+    name: "roles",
+    function: "api",
+    method: "GET",
+    suffix: "/roles",
+    anyOf: ["ADMIN"],
+    kinds: USER_KINDS,
+    success: 200,
+    verify: async (res, node) => same(res.json?.data?.map((role: { id: string }) => role.id), [0, 1, 2].map((i) => `${node.id}-role-${i}`), "role ids"),
+  },
+  {
+    name: "claim",
+    function: "api",
+    method: "POST",
+    suffix: `/user/${SUBJECT.claim}/claim-auth-ownership`,
+    anyOf: ["ADMIN", "MANAGE_PEOPLE"],
+    feature: "PEOPLE_MANAGEMENT",
+    kinds: USER_KINDS,
+    success: 200,
+    async verify(res, node, caller) {
+      const doc = (await ownership(SUBJECT.claim).get()).data();
+      await ownership(SUBJECT.claim).delete();
+      return (
+        same(res.json, { statusCode: 200, data: { userId: SUBJECT.claim, isLinkedToCurrentTenant: true, isUnclaimed: false }, message: res.json?.message }, "body") ??
+        same([doc?.ownerPath, doc?.claimedBy], [node.path, caller.uid], "ownership")
+      );
+    },
+  },
+  {
+    name: "release",
+    function: "api",
+    method: "POST",
+    suffix: `/user/${SUBJECT.release}/release-auth-ownership`,
+    anyOf: ["ADMIN", "MANAGE_PEOPLE"],
+    feature: "PEOPLE_MANAGEMENT",
+    kinds: USER_KINDS,
+    success: 200,
+    prepare: async (node) => void (await ownership(SUBJECT.release).set({ ownerPath: node.path, claimedAt: Timestamp.now() })),
+    async verify(res, node) {
+      const released = !(await ownership(SUBJECT.release).get()).exists;
+      await ownership(SUBJECT.release).set({ ownerPath: node.path, claimedAt: Timestamp.now() });
+      return (
+        same(res.json, { statusCode: 200, data: { userId: SUBJECT.release, isLinkedToCurrentTenant: false, isUnclaimed: true }, message: res.json?.message }, "body") ??
+        same(released, true, "released")
+      );
+    },
+  },
+  {
+    name: "print",
+    function: "print",
+    method: "POST",
+    suffix: "/print",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 201,
+    body: { objectInstanceId: INSTANCE },
+    verify: async (res, node) => (String(res.json?.data?.storagePath).startsWith(`generated-pdfs/${node.path}/${INSTANCE}/`) ? undefined : `storagePath ${res.json?.data?.storagePath}`),
+  },
+  {
+    name: "send-pdf",
+    function: "print",
+    method: "POST",
+    suffix: "/send-pdf",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    body: { objectInstanceId: INSTANCE, to: RECIPIENT },
+    verify: async (res, node) =>
+      res.json?.data?.recipients === 1 && String(res.json?.data?.storagePath).startsWith(`generated-pdfs/${node.path}/${INSTANCE}/`) ? undefined : `data ${JSON.stringify(res.json?.data)}`,
+  },
+];
+
+// --- The oracle -------------------------------------------------------------------------------------
+
+function featureOn(node: NodeKey, flag: FlagState, feature: string): boolean {
+  for (const n of chain(node).reverse()) {
+    const value = (flag.features[n.key] ?? SEEDED_FEATURES[n.key])[feature];
+    if (typeof value === "boolean") return value;
+  }
+  return false;
+}
+
+/** What the rules say the answer is, and why (for 401 and 400, a pattern its message must match). */
+function expected(route: MatrixRoute, node: NodeKey, caller: Caller, flag: FlagState): { status: number; message?: RegExp } {
+  if (!caller.uid) return { status: 401, message: /Authentication required/ };
+  const held = new Set(chain(node).flatMap((n) => caller.grants[n.key] ?? []));
+  if (!route.anyOf.some((p) => held.has(p))) return { status: 401, message: /needs (the [A-Z_]+ permission|one of the permissions [A-Z_, ]+) on the target/ };
+  if (route.feature && !featureOn(node, flag, route.feature)) return { status: 401, message: new RegExp(`needs the ${route.feature} feature`) };
+  if (route.kinds && !route.kinds.includes(NODES[node].kind)) return { status: 400, message: /serves organization and tenant targets only/ };
+  return { status: route.success };
+}
+
+// --- Seeding ----------------------------------------------------------------------------------------
+
+function fixtureDocuments(): Record<string, Record<string, unknown>> {
+  const docs: Record<string, Record<string, unknown>> = {};
+  for (const node of ALL_NODES) {
+    const organizationId = node.kind === "tenant" ? NODES[node.parent!].id : undefined;
+    docs[node.path] = { name: `Isolation ${node.key} ${node.id}`, features: SEEDED_FEATURES[node.key], ...(node.kind === "tenant" && { organizationId }) };
+    docs[`${node.path}/objectInstances/${INSTANCE}`] = {
+      title: `Isolation document of ${node.id}`,
+      objectTypeName: "Isolation",
+      sections: [{ title: "Owner", fields: [{ label: "Target", type: "text", value: node.id }] }],
+    };
+  }
+  for (const caller of USERS) {
+    for (const [key, permissions] of Object.entries(caller.grants)) docs[`${NODES[key as NodeKey].path}/members/${caller.uid}`] = { permissions };
+  }
+  // Users and roles live in organizations and tenants; the sibling holds the same subjects, so that a
+  // request that reached the wrong target would show.
+  for (const key of ["O1", "T1", "T2"] as const) {
+    const node = NODES[key];
+    for (const [route, uid] of Object.entries(SUBJECT)) {
+      docs[`${node.path}/users/${uid}`] = { ...record(uid, route === "restore"), deletedAt: route === "restore" ? { $timestamp: DELETED_AT.toDate().toISOString() } : null };
+    }
+    for (const i of [0, 1, 2]) {
+      docs[`${node.path}/roles/${node.id}-role-${i}`] = { name: `Role ${i}`, description: `of ${node.id}`, permissions: ["READ"], createdAt: { $timestamp: "2026-01-01T00:00:00Z" } };
+    }
+  }
+  docs[`authOwnership/${SUBJECT.status}`] = { ownerPath: NODES.T2.path, claimedAt: { $timestamp: "2026-01-01T00:00:00Z" } };
+  return docs;
+}
+
+// --- The run ----------------------------------------------------------------------------------------
+
+interface Outcome {
+  cases: number;
+  byStatus: Map<number, number>;
+  failures: string[];
+}
+
+describe("tenant isolation matrix (generated from the rules)", () => {
+  const bearer = new Map<string, string>();
+  let baseline: Map<string, string>;
+
+  beforeAll(async () => {
+    await seedStack({ users: USERS.map((u) => ({ uid: u.uid!, email: u.email!, password: PASSWORD })), documents: fixtureDocuments() });
+    await Promise.all(USERS.map(async (u) => bearer.set(u.uid!, await idTokenFor(u.email!, PASSWORD))));
+    baseline = await snapshotFirestore();
+  }, 120_000);
+
+  afterAll(async () => {
+    await mailSinkClear();
+  });
+
+  it("answers every case as the rules say, and no answer names a target outside the requested chain", async () => {
+    const outcome: Outcome = { cases: 0, byStatus: new Map(), failures: [] };
+    let sequence = 0;
+
+    const runCase = async (route: MatrixRoute, form: (typeof FORMS)[number], relation: string, caller: Caller, flag: FlagState) => {
+      const node = NODES[form.node];
+      const want = expected(route, form.node, caller, flag);
+      const n = sequence++;
+      const headers: Record<string, string> = {};
+      // Half the cases authenticate with an ID token, half with email:password.
+      if (caller.uid) headers.authorization = n % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
+      if (route.body !== undefined) headers["content-type"] = "application/json";
+      const base = route.function === "api" ? `${URLS.api}` : `${URLS.print}`;
+      const res = await rawRequest({
+        method: route.method,
+        origin: base,
+        path: `/${route.function}${form.path}${route.suffix}`,
+        headers,
+        body: route.body === undefined ? undefined : JSON.stringify(route.body),
+      });
+      outcome.cases++;
+      outcome.byStatus.set(res.status, (outcome.byStatus.get(res.status) ?? 0) + 1);
+
+      const where = `${route.name} ${form.path} by ${relation} (${caller.label}), flag ${flag.name}`;
+      const problems: string[] = [];
+      if (res.status !== want.status) problems.push(`status ${res.status}, expected ${want.status}: ${res.text.slice(0, 200)}`);
+      else if (want.message) {
+        const problem = errorBodyProblem(res);
+        if (problem) problems.push(problem);
+        else if (!want.message.test(res.json.message)) problems.push(`message '${res.json.message}' does not match ${want.message}`);
+      } else {
+        const problem = await route.verify(res, node, caller);
+        if (problem) problems.push(problem);
+      }
+      const visible = new Set(chain(form.node).map((n) => n.id));
+      const leaked = ALL_NODES.filter((n) => !visible.has(n.id) && res.text.includes(n.id)).map((n) => n.key);
+      if (leaked.length > 0) problems.push(`the answer names ${leaked.join(", ")}: ${res.text.slice(0, 300)}`);
+      if (problems.length > 0) outcome.failures.push(`${where}: ${problems.join("; ")}`);
+    };
+
+    const started = Date.now();
+    for (const flag of FLAG_STATES) {
+      await Promise.all(Object.entries(flag.features).map(([key, features]) => db().doc(NODES[key as NodeKey].path).update({ features })));
+      // One lane per route (each route has its own subject user, so lanes never share state);
+      // within a lane, cases run one after another.
+      await Promise.all(
+        ROUTES.map(async (route) => {
+          for (const form of FORMS) {
+            await route.prepare?.(NODES[form.node]);
+            for (const { relation, caller } of callersOf(form.node)) await runCase(route, form, relation, caller, flag);
+          }
+        }),
+      );
+    }
+    const seconds = (Date.now() - started) / 1000;
+
+    // Put back what the matrix itself changed (the flag, the released subject's owner); then the
+    // whole layout must equal the snapshot taken before the first case.
+    await Promise.all(Object.keys(FLAG_STATES[0].features).map((key) => db().doc(NODES[key as NodeKey].path).update({ features: SEEDED_FEATURES[key as NodeKey] })));
+    await ownership(SUBJECT.release).delete();
+    const changes = diffSnapshots(baseline, await snapshotFirestore());
+
+    const callerForms = FORMS.reduce((sum, f) => sum + callersOf(f.node).length, 0);
+    const statuses = [...outcome.byStatus].sort(([a], [b]) => a - b).map(([s, c]) => `${c} x ${s} ${STATUS_CODES[s]}`);
+    console.log(
+      `Tenant isolation matrix: ${outcome.cases} cases = ${ROUTES.length} routes x ${callerForms} (target form, caller) pairs ` +
+        `[${FORMS.length} forms, ${Math.min(...FORMS.map((f) => callersOf(f.node).length))}-${Math.max(...FORMS.map((f) => callersOf(f.node).length))} callers each] x ${FLAG_STATES.length} flag states, ` +
+        `in ${seconds.toFixed(1)} s: ${statuses.join(", ")}.`,
+    );
+    expect(outcome.cases).toBe(ROUTES.length * callerForms * FLAG_STATES.length);
+    expect(outcome.failures).toEqual([]);
+    expect(changes).toEqual([]);
+    // Every kind of answer the rules allow occurred, so no branch of the oracle went untested.
+    for (const status of [200, 201, 400, 401]) expect(outcome.byStatus.get(status) ?? 0).toBeGreaterThan(0);
+  }, 600_000);
+});
+
+async function mailSinkClear(): Promise<void> {
+  await rawRequest({ method: "DELETE", origin: URLS.mailSink, path: "/messages" });
+}
