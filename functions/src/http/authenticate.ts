@@ -3,6 +3,7 @@ import type { RequestHandler } from "express";
 import { AUTH_CACHE_TTL_MS, identityToolkitUrl, params } from "../config";
 import { auth } from "../firebase";
 import { HttpError } from "./errors";
+import { withDeadline } from "./deadline";
 import { countBackendCall } from "./requestContext";
 import { TtlCache } from "./ttlCache";
 
@@ -23,13 +24,15 @@ interface UserStatus {
   validAfterSeconds: number;
 }
 const userStatusCache = new TtlCache<UserStatus>(AUTH_CACHE_TTL_MS);
+/** A hanging Auth backend answers 503 after this, instead of holding the request until the function's timeout. */
+const AUTH_LOOKUP_DEADLINE_MS = 5_000;
 
 async function userStatus(uid: string): Promise<UserStatus | undefined> {
   const cached = userStatusCache.get(uid);
   if (cached) return cached;
   countBackendCall("auth");
   try {
-    const user = await auth().getUser(uid);
+    const user = await withDeadline(auth().getUser(uid), AUTH_LOOKUP_DEADLINE_MS, () => new Error("Auth lookup timed out"));
     const validAfter = user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) / 1000 : 0;
     const status = { disabled: user.disabled, validAfterSeconds: Math.floor(validAfter) };
     userStatusCache.set(uid, status);

@@ -61,7 +61,8 @@ export type AnyRoute = RouteDefinition<any, any, any>;
 const PARAM_LABELS: Record<string, string> = { userId: "user id" };
 
 function isEmptyBody(body: unknown): boolean {
-  return body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  // "" is what the platform's text parser leaves for an empty text/plain body.
+  return body === undefined || body === "" || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
 /**

@@ -219,6 +219,12 @@ describe("validation after authorization", () => {
     expect(res.json.message).toMatch(/takes no request body/);
   });
 
+  it("an empty body is no body, whatever its content type", async () => {
+    const res = await call(`${api}/tenant/acme-north/user/nobody-at-all/restore`, { method: "POST", auth: { bearer: await token() }, body: "", headers: { "content-type": "text/plain" } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/cannot be restored: there is no record/);
+  });
+
   it("validation runs only for callers who may use the route (no 400 oracle for strangers)", async () => {
     const res = await call(`${rolesOf("/tenant/acme-north")}?limit=0`, { auth: { basic: "north-nobody@acme.test" } });
     expect(res.status).toBe(401);
