@@ -31,6 +31,8 @@ export interface StoredPdf {
   pageCount: number;
   /** True when an earlier request had already rendered this version of the instance. */
   cached: boolean;
+  /** The emulator's download token of the file (none in production, which signs URLs). */
+  downloadToken?: string;
 }
 
 /**
@@ -100,10 +102,20 @@ export async function pdfOfInstance(access: Access, instanceId: string): Promise
   const data = printable(instance.data()!);
   const storagePath = pdfObjectName(access, instanceId, instance);
   const file = defaultBucket().file(storagePath);
-  const [exists] = await storage(() => file.exists());
-  if (exists) {
-    const [metadata] = await storage(() => file.getMetadata());
-    return { file, title: data.title, storagePath, sizeBytes: Number(metadata.size), pageCount: Number(metadata.metadata?.pageCount ?? 0), cached: true };
+  // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
+  const metadata = await storage(() =>
+    file.getMetadata().then(
+      ([m]) => m,
+      (error: { code?: unknown }) => {
+        if (error.code === 404) return undefined;
+        throw error;
+      },
+    ),
+  );
+  if (metadata) {
+    const pageCount = Number(metadata.metadata?.pageCount ?? 0);
+    const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;
+    return { file, title: data.title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken };
   }
 
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
@@ -113,6 +125,8 @@ export async function pdfOfInstance(access: Access, instanceId: string): Promise
   const { renderInstancePdf } = await import("./render");
   const pdf = await renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date() });
   logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started);
+  // The emulator serves files by download token only; production uses signed URLs and no token.
+  const downloadToken = isEmulator() ? randomUUID() : undefined;
 
   await storage(() =>
     file.save(Buffer.from(pdf.bytes), {
@@ -123,13 +137,12 @@ export async function pdfOfInstance(access: Access, instanceId: string): Promise
         cacheControl: "private, max-age=900",
         metadata: {
           pageCount: String(pdf.pageCount),
-          // The emulator serves files by download token only; production uses signed URLs and no token.
-          ...(isEmulator() && { firebaseStorageDownloadTokens: randomUUID() }),
+          ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }),
         },
       },
     }),
   );
-  return { file, title: data.title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false };
+  return { file, title: data.title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken };
 }
 
 /** The PDF's bytes: those just rendered, or the stored file's. */
@@ -164,7 +177,5 @@ export function emulatorDownloadUrl(emulatorHost: string, bucket: string, object
 /** The one switch between the two kinds of URL (DESIGN.md, Print). */
 export async function downloadUrl(pdf: StoredPdf): Promise<DownloadUrl> {
   if (!isEmulator()) return storage(() => signedReadUrl(pdf.file));
-  const [metadata] = await storage(() => pdf.file.getMetadata());
-  const token = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0];
-  return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), pdf.file.bucket.name, pdf.storagePath, token);
+  return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), pdf.file.bucket.name, pdf.storagePath, pdf.downloadToken ?? "");
 }
