@@ -16,7 +16,6 @@ import { createServer as createNetServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { Faultable, FirestoreFault } from "./faults";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { FirestoreServer } = require("@firestore-emulator/server") as {
   FirestoreServer: new () => {
     createConnectionInjector(): { injectConnection(connection: Duplex): void };

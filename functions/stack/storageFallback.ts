@@ -34,7 +34,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { storageFaultApplies, type Faultable, type StorageFault } from "./faults";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const { StorageEmulator } = require("firebase-tools/lib/emulator/storage") as { StorageEmulator: StorageEmulatorClass };
 const { EmulatorRegistry } = require("firebase-tools/lib/emulator/registry") as {
   EmulatorRegistry: { start(instance: StorageEmulatorInstance): Promise<void>; stop(name: string): Promise<void> };

@@ -1,22 +1,20 @@
-import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firestore";
+import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import type { Access } from "../http/access";
 import { HttpError, notFound } from "../http/errors";
-import { FIRESTORE_DEADLINE_MS } from "../config";
-import { firestoreTimedOut, withDeadline } from "../http/deadline";
-import { countBackendCall } from "../http/requestContext";
-import { db, firestoreSdk } from "../firebase";
+import type { ReadScope } from "../http/routes";
+import { firestoreSdk } from "../firebase";
 
 // User records and auth ownership (DESIGN.md, Firestore layout). Users belong to organizations
 // and tenants; the routes declare `targets: USER_TARGETS`.
 
 export const USER_TARGETS = ["organization", "tenant"] as const;
 
-/** `{target}/users/{uid}`: the user's record in the target of the request. */
-export const userRecordRef = (access: Access, uid: string): DocumentReference => db().doc(`${access.path}/users/${uid}`);
+/** `{target}/users/{userId}`: the user's record in the target of the request. */
+export const userRecord = ({ path, params }: ReadScope) => `${path}/users/${params.userId}`;
 
-/** `authOwnership/{uid}`: which organization or tenant owns the user's authentication, if any. */
-export const ownershipRef = (uid: string): DocumentReference => db().doc(`authOwnership/${uid}`);
+/** `authOwnership/{userId}`: which organization or tenant owns the user's authentication, if any. */
+export const authOwnership = ({ params }: ReadScope) => `authOwnership/${params.userId}`;
 
 /** The flags of SPEC.md section 2: never the owner itself (a caller must not learn which other target holds it). */
 export const ownershipStatusSchema = z.strictObject({
@@ -43,18 +41,6 @@ export function ownershipStatus(access: Access, uid: string, ownership: Document
 export const isSoftDeleted = (record: DocumentSnapshot): boolean => record.get("deletedAt") != null;
 
 export const noRecord = (uid: string) => notFound(`User '${uid}' has no record in this target.`);
-
-/**
- * Runs `fn` in a Firestore transaction (counted as one backend call per attempt), bounded as a
- * whole by FIRESTORE_DEADLINE_MS (503 after it; the transaction may still commit, whole, later).
- */
-export function transaction<T>(fn: (tx: FirebaseFirestore.Transaction) => Promise<T>): Promise<T> {
-  const work = db().runTransaction((tx) => {
-    countBackendCall("firestore");
-    return fn(tx);
-  });
-  return withDeadline(work, FIRESTORE_DEADLINE_MS, firestoreTimedOut);
-}
 
 /** The audit fields of a change made by `uid` now. */
 export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`${prefix}At`]: firestoreSdk().FieldValue.serverTimestamp(), [`${prefix}By`]: uid });

@@ -1,4 +1,4 @@
-import type { DocumentData } from "firebase-admin/firestore";
+import type { DocumentData, DocumentSnapshot, Transaction } from "firebase-admin/firestore";
 import { db } from "../firebase";
 import { HttpError, notFound } from "./errors";
 import { firestoreCall } from "./deadline";
@@ -92,12 +92,20 @@ function notFoundMessage(target: Target): string {
   }
 }
 
+/** The target resolved for the caller, and the documents the route asked to read with it. */
+export interface Resolution {
+  access: Access;
+  /** Snapshots of the route's `reads`, in their order. */
+  docs: DocumentSnapshot[];
+}
+
 /**
- * Reads the target chain and the caller's grants on every node of it in one `getAll`, checks that
- * each named parent really holds its child (404 otherwise, as for an unknown target), and
- * returns what authorization needs.
+ * Reads the target chain, the caller's grants on every node of it and the documents of `reads` in
+ * one `getAll` (inside `tx` when given, so that a route that writes sees the same state it was
+ * authorized on), checks that each named parent really holds its child (404 otherwise, as for an
+ * unknown target), and returns what authorization and the handler need.
  */
-export async function resolveAccess(target: Target, uid: string, retried = false): Promise<Access> {
+export async function resolveAccess(target: Target, uid: string, reads: readonly string[] = [], tx?: Transaction, retried = false): Promise<Resolution> {
   let organizationId: string | null | undefined;
   if (target.kind === "organization") organizationId = target.organizationId;
   else if (target.kind === "tenant" || target.kind === "division") {
@@ -110,10 +118,10 @@ export async function resolveAccess(target: Target, uid: string, retried = false
   if (target.kind === "division" || target.kind === "site") chainPaths.push(targetDocPath(target));
 
   const firestore = db();
-  const refs = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`)].map((p) => firestore.doc(p));
-  const snapshots = await firestoreCall(() => firestore.getAll(...refs));
+  const refs = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...reads].map((p) => firestore.doc(p));
+  const snapshots = await firestoreCall(() => (tx ? tx.getAll(...refs) : firestore.getAll(...refs)));
   const nodes = snapshots.slice(0, chainPaths.length);
-  const grants = snapshots.slice(chainPaths.length).map((s) => s.get("permissions") as unknown);
+  const grants = snapshots.slice(chainPaths.length, 2 * chainPaths.length).map((s) => s.get("permissions") as unknown);
 
   if (target.kind === "tenant" || target.kind === "division") {
     const tenant = nodes[organizationId ? 1 : 0];
@@ -122,15 +130,16 @@ export async function resolveAccess(target: Target, uid: string, retried = false
       // The path named another organization (404), or the remembered one is stale: look again once.
       if (target.organizationId || retried) throw notFound(notFoundMessage(target));
       tenantOrganization.set(target.tenantId, actualOrganization ?? null);
-      return resolveAccess(target, uid, true);
+      return resolveAccess(target, uid, reads, tx, true);
     }
   }
   if (nodes.some((s) => !s.exists)) throw notFound(notFoundMessage(target));
 
-  return {
+  const access: Access = {
     target,
     path: targetDocPath(target),
     chain: nodes.map((s, i) => ({ path: chainPaths[i], data: s.data() ?? {} })),
     permissions: effectivePermissions(grants),
   };
+  return { access, docs: snapshots.slice(2 * chainPaths.length) };
 }

@@ -1,4 +1,6 @@
+import type { Transaction } from "firebase-admin/firestore";
 import { FIRESTORE_DEADLINE_MS } from "../config";
+import { db } from "../firebase";
 import { HttpError } from "./errors";
 import { countBackendCall } from "./requestContext";
 
@@ -31,4 +33,17 @@ export const firestoreTimedOut = () =>
 export function firestoreCall<T>(operation: () => Promise<T>): Promise<T> {
   countBackendCall("firestore");
   return withDeadline(operation(), FIRESTORE_DEADLINE_MS, firestoreTimedOut);
+}
+
+/**
+ * Runs `fn` in a Firestore transaction, bounded as a whole by FIRESTORE_DEADLINE_MS (503 after it;
+ * the transaction may still commit, whole, later). Its reads count themselves (firestoreCall);
+ * each attempt counts one more round trip, its commit.
+ */
+export function firestoreTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  const work = db().runTransaction((tx) => {
+    countBackendCall("firestore");
+    return fn(tx);
+  });
+  return withDeadline(work, FIRESTORE_DEADLINE_MS, firestoreTimedOut);
 }

@@ -1,22 +1,34 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
+import type { DocumentSnapshot, Transaction } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { authorize, resolveAccess, type Access, type Feature, type Permission } from "./access";
 import { authenticate, type Caller } from "./authenticate";
+import { firestoreTransaction } from "./deadline";
 import { badRequest } from "./errors";
-import { assertValidId } from "./ids";
-import { TARGET_FORMS, targetFromParams, type Target } from "./target";
+import { assertValidId, idProblem } from "./ids";
+import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
 import { parseOr400 } from "./validation";
 
 type TargetKind = Target["kind"];
 
-/** What a route handler gets once the pipeline has passed. */
-export interface RouteContext<Q, B> {
+/** What `reads` gets: the target's document path and the path ids, well-formed. */
+export interface ReadScope {
+  path: string;
+  params: Record<string, string>;
+}
+
+/** What a route handler gets once the pipeline has passed; `tx` for a `transactional` route only. */
+export type RouteContext<Q, B, T extends boolean = false> = HandlerContext<Q, B> & (T extends true ? { tx: Transaction } : { tx?: undefined });
+
+interface HandlerContext<Q, B> {
   caller: Caller;
   access: Access;
   /** Path parameters below the target (e.g. `userId`), each a valid id. */
   params: Record<string, string>;
   query: Q;
   body: B;
+  /** Snapshots of the route's `reads`, in their order. */
+  docs: DocumentSnapshot[];
   req: Request;
   res: Response;
 }
@@ -29,7 +41,7 @@ export interface RouteResponse<R> {
 }
 
 /** One route, declaring everything the pipeline checks before its handler runs. */
-export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown> {
+export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false> {
   method: "get" | "post" | "delete";
   /** One line for the API document. */
   summary: string;
@@ -41,6 +53,17 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   feature?: Feature;
   /** The target kinds the route serves (default: all); others get a 400 after authorization. */
   targets?: readonly TargetKind[];
+  /**
+   * Documents the handler needs, by path, given the target's document path and the path ids: read
+   * in the same round trip as the target chain and the caller's grants, before authorization (they
+   * reach the handler only once it has passed).
+   */
+  reads?(scope: ReadScope): string[];
+  /**
+   * The handler writes what it read: the pipeline's read and the handler run in one transaction, so
+   * the change is made on the state that was authorized, in two round trips (read, commit).
+   */
+  transactional?: T;
   /** Schema of the query string; without one, any query parameter is refused. */
   query?: z.ZodType<Q>;
   /** Schema of the JSON body; without one, the route takes no body. */
@@ -49,14 +72,14 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   /** Error statuses particular to this route, with when they happen (the pipeline's own are implied). */
   errors?: Partial<Record<number, string>>;
   /** Returns the body of the success answer; errors are thrown as HttpError. */
-  handle(context: RouteContext<Q, B>): Promise<R>;
+  handle(context: RouteContext<Q, B, T>): Promise<R>;
 }
 
 /** Declares a route, inferring its query, body and response types from the schemas. */
-export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknown>(route: RouteDefinition<Q, B, R>) => route;
+export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false>(route: RouteDefinition<Q, B, R, T>) => route;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any>;
 
 const PARAM_LABELS: Record<string, string> = { userId: "user id" };
 
@@ -65,35 +88,49 @@ function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === "" || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
+/** The path parameters below the target (e.g. `userId`), not yet validated. */
+function pathIds(params: Request["params"]): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) if (name in PARAM_LABELS && typeof value === "string") ids[name] = value;
+  return ids;
+}
+
+const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> => fn(undefined);
+
 /**
  * The request pipeline, in order: authenticate (401), parse the target path (400), resolve the
- * target (404), authorize (401), validate path ids, query and body (400), then the handler.
+ * target (404), authorize (401), validate path ids, query and body (400), then the handler. The
+ * target, the grants and the route's `reads` cost one Firestore round trip together.
  */
-function pipeline<Q, B, R>(route: RouteDefinition<Q, B, R>, pattern: string): RequestHandler[] {
+function pipeline<Q, B, R, T extends boolean>(route: RouteDefinition<Q, B, R, T>, pattern: string): RequestHandler[] {
   const named: RequestHandler = (_req, res, next) => {
     res.locals.route = pattern; // logged instead of the raw path, which holds ids
     next();
   };
+  const inTransaction = route.transactional ? firestoreTransaction : withoutTransaction;
   const handle: RequestHandler = async (req, res) => {
     const caller = res.locals.caller as Caller;
     const target = targetFromParams(req.params);
-    const access = await resolveAccess(target, caller.uid);
-    authorize(access, route.anyOf, route.feature);
-    if (route.targets && !route.targets.includes(target.kind)) {
-      throw badRequest(`This route serves ${route.targets.join(" and ")} targets only, not a ${target.kind}.`);
-    }
+    const ids = pathIds(req.params);
+    const served = !route.targets || route.targets.includes(target.kind);
+    // Only well-formed ids name documents; a request with another is refused below, unread.
+    const readable = served && Object.values(ids).every((id) => idProblem(id) === undefined);
+    const reads = route.reads && readable ? route.reads({ path: targetDocPath(target), params: ids }) : [];
 
-    const params: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.params)) {
-      if (!(name in PARAM_LABELS) || typeof value !== "string") continue;
-      params[name] = assertValidId(PARAM_LABELS[name], value);
-    }
-    const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
-    if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
-    const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
-    if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
+    const answer = await inTransaction(async (tx) => {
+      const { access, docs } = await resolveAccess(target, caller.uid, reads, tx);
+      authorize(access, route.anyOf, route.feature);
+      if (!served) throw badRequest(`This route serves ${route.targets?.join(" and ")} targets only, not a ${target.kind}.`);
 
-    const answer = await route.handle({ caller, access, params, query: query as Q, body: body as B, req, res });
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(ids)) params[name] = assertValidId(PARAM_LABELS[name], value);
+      const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
+      if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
+      const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
+      if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
+
+      return route.handle({ caller, access, params, query: query as Q, body: body as B, docs, tx, req, res } as RouteContext<Q, B, T>);
+    });
     res.status(route.response.status).json(answer);
   };
   return [named, authenticate, handle];

@@ -21,9 +21,10 @@ export class TtlCache<V> {
     return entry.value;
   }
 
-  set(key: string, value: V): void {
+  /** Sets `key`, to expire after `ttlMs` (at most the cache's own). */
+  set(key: string, value: V, ttlMs = this.ttlMs): void {
     this.entries.delete(key); // re-inserting moves the key to the newest end
-    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + Math.min(ttlMs, this.ttlMs) });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 

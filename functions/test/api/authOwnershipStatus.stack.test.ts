@@ -35,8 +35,8 @@ describe("GET /api/{target}/user/{userId}/auth-ownership-status", () => {
     expect(ra.json).toEqual({ ...rb.json, data: { ...rb.json.data, userId: a } });
     for (const res of [ra, rb]) {
       expect(res.text).not.toMatch(/solo|organizations|tenants\/|acme/);
-      // Same work for every owner: the pipeline's read, then one read of the same two documents.
-      expect(res.headers.get("x-backend-calls")).toBe("firestore=2, auth=0");
+      // Same work for every owner: one read of the target, the grants and the same two documents.
+      expect(res.headers.get("x-backend-calls")).toBe("firestore=1, auth=0");
     }
   });
 

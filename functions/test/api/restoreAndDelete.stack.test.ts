@@ -39,6 +39,18 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
     expect((await readDoc(`tenants/acme-south/users/${uid}`))!.deletedAt).toBeNull();
   });
 
+  it("a change costs two Firestore round trips: one read of the target, grants and record in the transaction, then its commit", async () => {
+    const uid = freshUid("cost");
+    await putUserRecord("tenants/acme-north", uid);
+    await call(apiUrl(`/tenant/acme-north/roles`), { auth: { bearer: admin } }); // warms the caches
+    const deleted = await softDelete("/tenant/acme-north", uid);
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("x-backend-calls")).toBe("firestore=2, auth=0");
+    const restored = await restore("/tenant/acme-north", uid);
+    expect(restored.status).toBe(201);
+    expect(restored.headers.get("x-backend-calls")).toBe("firestore=2, auth=0");
+  });
+
   it("a deleted and restored user can be deleted again (the round trip holds)", async () => {
     const uid = freshUid("roundtrip");
     await putUserRecord("tenants/acme-north", uid);

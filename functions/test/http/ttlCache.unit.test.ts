@@ -20,6 +20,19 @@ describe("TtlCache", () => {
     expect(cache.get("k")).toBeUndefined();
   });
 
+  it("lets an entry live shorter than the cache's time to live, never longer", () => {
+    let now = 0;
+    const cache = new TtlCache<string>(1_000, 10, () => now);
+    cache.set("short", "s", 100);
+    cache.set("long", "l", 5_000);
+    now = 100;
+    expect(cache.get("short")).toBeUndefined();
+    now = 999;
+    expect(cache.get("long")).toBe("l");
+    now = 1_000;
+    expect(cache.get("long")).toBeUndefined();
+  });
+
   it("holds at most maxEntries, dropping the oldest first", () => {
     const cache = new TtlCache<number>(1_000, 2);
     cache.set("a", 1);

@@ -1,5 +1,5 @@
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, conflict, ownershipChangeSchema, ownershipRef, ownershipStatus, transaction } from "../users";
+import { USER_TARGETS, authOwnership, conflict, ownershipChangeSchema, ownershipStatus } from "../users";
 
 /** SPEC.md 4.6: the target gives up the authentication it owns, which becomes unclaimed. */
 export const releaseAuthOwnership = defineRoute({
@@ -9,18 +9,17 @@ export const releaseAuthOwnership = defineRoute({
   anyOf: ["ADMIN", "MANAGE_PEOPLE"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
+  reads: (scope) => [authOwnership(scope)],
+  transactional: true,
   response: { status: 200, description: "The authentication is now unclaimed.", schema: ownershipChangeSchema },
   errors: { 409: "This target does not own the authentication (the owner is never named)." },
-  async handle({ access, params: { userId } }) {
-    const status = await transaction(async (tx) => {
-      const ownership = await tx.get(ownershipRef(userId));
-      // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner.
-      if (!ownershipStatus(access, userId, ownership).isLinkedToCurrentTenant) {
-        throw conflict(`This target does not own the authentication of user '${userId}'.`);
-      }
-      tx.delete(ownershipRef(userId));
-      return { userId, isLinkedToCurrentTenant: false, isUnclaimed: true };
-    });
+  async handle({ access, params: { userId }, docs: [ownership], tx }) {
+    // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner.
+    if (!ownershipStatus(access, userId, ownership).isLinkedToCurrentTenant) {
+      throw conflict(`This target does not own the authentication of user '${userId}'.`);
+    }
+    tx.delete(ownership.ref);
+    const status = { userId, isLinkedToCurrentTenant: false, isUnclaimed: true };
     return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' released.` };
   },
 });

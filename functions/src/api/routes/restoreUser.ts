@@ -1,7 +1,7 @@
 import { firestoreSdk } from "../../firebase";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, transaction, userRecordRef } from "../users";
+import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
 
 /** SPEC.md 4.4: restores a soft-deleted user of the target, recording who did it and when. */
 export const restoreUser = defineRoute({
@@ -11,17 +11,15 @@ export const restoreUser = defineRoute({
   anyOf: ["ADMIN"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
+  reads: (scope) => [userRecord(scope)],
+  transactional: true,
   response: { status: 201, description: "The user is restored.", schema: doneSchema(201) },
   errors: { 400: "The user has no record in this target, or is not deleted (also: invalid ids)." },
-  async handle({ access, caller, params: { userId } }) {
-    const ref = userRecordRef(access, userId);
-    await transaction(async (tx) => {
-      const record = await tx.get(ref);
-      // SPEC.md: 400 when the user cannot be restored, whatever the reason.
-      if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
-      if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
-      tx.update(ref, { deletedAt: null, deletedBy: firestoreSdk().FieldValue.delete(), ...changedBy(caller.uid, "restored") });
-    });
+  async handle({ caller, params: { userId }, docs: [record], tx }) {
+    // SPEC.md: 400 when the user cannot be restored, whatever the reason.
+    if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
+    if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
+    tx.update(record.ref, { deletedAt: null, deletedBy: firestoreSdk().FieldValue.delete(), ...changedBy(caller.uid, "restored") });
     return { statusCode: 201 as const, data: true as const, message: `User '${userId}' restored.` };
   },
 });

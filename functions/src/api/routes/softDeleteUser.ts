@@ -1,6 +1,6 @@
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, transaction, userRecordRef } from "../users";
+import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
 
 /**
  * The soft delete that restore undoes (SPEC.md leaves it outside; the product needs it). The
@@ -13,16 +13,14 @@ export const softDeleteUser = defineRoute({
   anyOf: ["ADMIN"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
+  reads: (scope) => [userRecord(scope)],
+  transactional: true,
   response: { status: 200, description: "The user is soft-deleted.", schema: doneSchema(200) },
   errors: { 400: "The user has no record in this target, or is already deleted (also: invalid ids)." },
-  async handle({ access, caller, params: { userId } }) {
-    const ref = userRecordRef(access, userId);
-    await transaction(async (tx) => {
-      const record = await tx.get(ref);
-      if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
-      if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
-      tx.update(ref, changedBy(caller.uid, "deleted"));
-    });
+  async handle({ caller, params: { userId }, docs: [record], tx }) {
+    if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
+    if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
+    tx.update(record.ref, changedBy(caller.uid, "deleted"));
     return { statusCode: 200 as const, data: true as const, message: `User '${userId}' deleted.` };
   },
 });
