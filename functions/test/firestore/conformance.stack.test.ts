@@ -265,6 +265,15 @@ describe("queries", () => {
     expect(await ids(col.where("city", "==", "Paris"))).toEqual([]);
   });
 
+  it("strings order by their UTF-8 bytes (code points), not by UTF-16 code units; a prefix first", async () => {
+    const words = freshCollection();
+    // U+FF5A is a larger UTF-16 unit than the surrogates of U+1F600, but a smaller code point.
+    const ordered = ["A", "a", "ab", "z", "é", "中", "\uFF5A", "😀"];
+    for (const [i, w] of [...ordered].reverse().entries()) await words.doc(`w${i}`).set({ w });
+    expect((await words.orderBy("w").get()).docs.map((d) => d.get("w"))).toEqual(ordered);
+    expect((await words.where("w", ">", "\uFF5A").get()).docs.map((d) => d.get("w"))).toEqual(["😀"]);
+  });
+
   it("numbers compare by value, integers and doubles alike; range filters match numbers only", async () => {
     const numbers = freshCollection();
     await numbers.doc("int").set({ v: 1 });
