@@ -5,28 +5,31 @@ import { authorize, resolveAccess, type Access, type Feature, type Permission } 
 import { authenticate, type Caller } from "./authenticate";
 import { firestoreTransaction } from "./deadline";
 import { badRequest } from "./errors";
-import { assertValidId, idProblem } from "./ids";
+import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
 import { parseOr400 } from "./validation";
 
 type TargetKind = Target["kind"];
 
-/** What `reads` gets: the target's document path and the path ids, well-formed. */
-export interface ReadScope {
-  path: string;
+/** The request's input once validated: path ids, query and body. */
+interface Input<Q, B> {
+  /** Path parameters below the target (e.g. `userId`), each a valid id. */
   params: Record<string, string>;
+  query: Q;
+  body: B;
+}
+
+/** What `reads` gets: the target's document path and the request's input, all of it valid. */
+export interface ReadScope<Q = unknown, B = unknown> extends Input<Q, B> {
+  path: string;
 }
 
 /** What a route handler gets once the pipeline has passed; `tx` for a `transactional` route only. */
 export type RouteContext<Q, B, T extends boolean = false> = HandlerContext<Q, B> & (T extends true ? { tx: Transaction } : { tx?: undefined });
 
-interface HandlerContext<Q, B> {
+interface HandlerContext<Q, B> extends Input<Q, B> {
   caller: Caller;
   access: Access;
-  /** Path parameters below the target (e.g. `userId`), each a valid id. */
-  params: Record<string, string>;
-  query: Q;
-  body: B;
   /** Snapshots of the route's `reads`, in their order. */
   docs: DocumentSnapshot[];
   req: Request;
@@ -54,11 +57,11 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   /** The target kinds the route serves (default: all); others get a 400 after authorization. */
   targets?: readonly TargetKind[];
   /**
-   * Documents the handler needs, by path, given the target's document path and the path ids: read
-   * in the same round trip as the target chain and the caller's grants, before authorization (they
-   * reach the handler only once it has passed).
+   * Documents the handler needs, by path, given the target's document path and the request's valid
+   * input: read in the same round trip as the target chain and the caller's grants, before
+   * authorization (they reach the handler only once it has passed; an invalid request reads none).
    */
-  reads?(scope: ReadScope): string[];
+  reads?(scope: ReadScope<Q, B>): string[];
   /**
    * The handler writes what it read: the pipeline's read and the handler run in one transaction, so
    * the change is made on the state that was authorized, in two round trips (read, commit).
@@ -88,11 +91,17 @@ function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === "" || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
-/** The path parameters below the target (e.g. `userId`), not yet validated. */
-function pathIds(params: Request["params"]): Record<string, string> {
-  const ids: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) if (name in PARAM_LABELS && typeof value === "string") ids[name] = value;
-  return ids;
+/** Validates path ids, query and body (400 naming what is wrong), in that order. */
+function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean>, req: Request): Input<Q, B> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.params)) {
+    if (name in PARAM_LABELS && typeof value === "string") params[name] = assertValidId(PARAM_LABELS[name], value);
+  }
+  const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
+  if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
+  const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
+  if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
+  return { params, query, body };
 }
 
 const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> => fn(undefined);
@@ -100,7 +109,9 @@ const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> =>
 /**
  * The request pipeline, in order: authenticate (401), parse the target path (400), resolve the
  * target (404), authorize (401), validate path ids, query and body (400), then the handler. The
- * target, the grants and the route's `reads` cost one Firestore round trip together.
+ * target, the grants and the route's `reads` cost one Firestore round trip together. The input is
+ * checked before that read (the reads need it), but its 400 is only answered after authorization:
+ * a caller without access learns nothing from validation.
  */
 function pipeline<Q, B, R, T extends boolean>(route: RouteDefinition<Q, B, R, T>, pattern: string): RequestHandler[] {
   const named: RequestHandler = (_req, res, next) => {
@@ -111,25 +122,22 @@ function pipeline<Q, B, R, T extends boolean>(route: RouteDefinition<Q, B, R, T>
   const handle: RequestHandler = async (req, res) => {
     const caller = res.locals.caller as Caller;
     const target = targetFromParams(req.params);
-    const ids = pathIds(req.params);
     const served = !route.targets || route.targets.includes(target.kind);
-    // Only well-formed ids name documents; a request with another is refused below, unread.
-    const readable = served && Object.values(ids).every((id) => idProblem(id) === undefined);
-    const reads = route.reads && readable ? route.reads({ path: targetDocPath(target), params: ids }) : [];
+    let input: Input<Q, B> | undefined;
+    let invalid: unknown;
+    try {
+      input = validate(route, req);
+    } catch (error) {
+      invalid = error;
+    }
+    const reads = route.reads && served && input ? route.reads({ path: targetDocPath(target), ...input }) : [];
 
     const answer = await inTransaction(async (tx) => {
       const { access, docs } = await resolveAccess(target, caller.uid, reads, tx);
       authorize(access, route.anyOf, route.feature);
       if (!served) throw badRequest(`This route serves ${route.targets?.join(" and ")} targets only, not a ${target.kind}.`);
-
-      const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(ids)) params[name] = assertValidId(PARAM_LABELS[name], value);
-      const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
-      if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
-      const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
-      if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
-
-      return route.handle({ caller, access, params, query: query as Q, body: body as B, docs, tx, req, res } as RouteContext<Q, B, T>);
+      if (!input) throw invalid;
+      return route.handle({ caller, access, ...input, docs, tx, req, res } as RouteContext<Q, B, T>);
     });
     res.status(route.response.status).json(answer);
   };

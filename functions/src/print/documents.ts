@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { STORAGE_DEADLINE_MS, isEmulator } from "../config";
-import { db, defaultBucket } from "../firebase";
+import { defaultBucket } from "../firebase";
 import type { Access } from "../http/access";
-import { firestoreCall, withDeadline } from "../http/deadline";
+import { withDeadline } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
+import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
 import type { PrintableInstance } from "./render";
 
@@ -91,12 +92,15 @@ function printable(data: FirebaseFirestore.DocumentData): PrintableInstance {
   };
 }
 
+/** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
+export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstanceId: string }>) => `${path}/objectInstances/${body.objectInstanceId}`;
+
 /**
- * The PDF of one object instance of the target, rendered and stored, or the one already stored
- * for the same version of the instance. Instances of other targets are never found here.
+ * The PDF of one object instance of the target (read by the pipeline: `objectInstance`), rendered
+ * and stored, or the one already stored for the same version of the instance.
  */
-export async function pdfOfInstance(access: Access, instanceId: string): Promise<StoredPdf> {
-  const instance = await firestoreCall(() => db().doc(`${access.path}/objectInstances/${instanceId}`).get());
+export async function pdfOfInstance(access: Access, instance: DocumentSnapshot): Promise<StoredPdf> {
+  const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
 
   const data = printable(instance.data()!);

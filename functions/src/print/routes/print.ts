@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { downloadUrl, pdfOfInstance } from "../documents";
+import { downloadUrl, objectInstance, pdfOfInstance } from "../documents";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1). */
@@ -19,6 +19,7 @@ export const print = defineRoute({
   summary: "Render an object instance of the target to a PDF and get a download URL",
   anyOf: PRINT_PERMISSIONS,
   body: printBody,
+  reads: (scope) => [objectInstance(scope)],
   response: {
     status: 201,
     description: "The PDF is stored; `downloadUrl` fetches it.",
@@ -35,8 +36,8 @@ export const print = defineRoute({
     }),
   },
   errors: { 404: "No such object instance in this target.", 503: "Cloud Storage unavailable." },
-  async handle({ access, body: { objectInstanceId } }) {
-    const pdf = await pdfOfInstance(access, objectInstanceId);
+  async handle({ access, docs: [instance] }) {
+    const pdf = await pdfOfInstance(access, instance);
     const { url, expiresAt } = await downloadUrl(pdf);
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",

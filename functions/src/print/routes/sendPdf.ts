@@ -3,7 +3,7 @@ import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMIT } from "../../config";
 import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { pdfBytes, pdfOfInstance, safeFileName } from "../documents";
+import { objectInstance, pdfBytes, pdfOfInstance, safeFileName } from "../documents";
 import { sendMail } from "../mail";
 import { consumeQuota } from "../rateLimit";
 import { PRINT_PERMISSIONS } from "./permissions";
@@ -46,6 +46,7 @@ export const sendPdf = defineRoute({
   summary: "Render an object instance of the target and email the PDF as an attachment",
   anyOf: PRINT_PERMISSIONS,
   body: sendPdfBody,
+  reads: (scope) => [objectInstance(scope)],
   response: {
     status: 200,
     description: "SendGrid accepted the email.",
@@ -66,9 +67,9 @@ export const sendPdf = defineRoute({
     503: "Email is not configured, or Cloud Storage is unavailable.",
     504: "SendGrid did not answer within 10 s.",
   },
-  async handle({ access, caller, body }) {
+  async handle({ access, caller, body, docs: [instance] }) {
     await consumeQuota("send-pdf", caller.uid, access, SEND_PDF_LIMIT);
-    const pdf = await pdfOfInstance(access, body.objectInstanceId);
+    const pdf = await pdfOfInstance(access, instance);
     assertAttachable(pdf.sizeBytes);
     const title = pdf.title;
     const messageId = await sendMail({
