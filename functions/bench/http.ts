@@ -180,7 +180,7 @@ export async function runHttpBench(): Promise<HttpBenchResult> {
       note:
         "a query cannot join the pipeline's one getAll (target, grants, the route's documents), so roles costs two Firestore round trips in a row where the user routes read in one. " +
         "Running the query alongside the authorization read would hide one of them, but would read up to 200 role documents for callers who are then refused (40 times the reads of a refused request); " +
-        "a per-instance memory of callers recently authorized on the target could limit that speculation to them. Not done: the miss is the JavaScript Firestore emulator's query cost on this machine (a query here costs about 1.5 times a getAll, mostly in the client library).",
+        "a per-instance memory of callers recently authorized on the target could limit that speculation to them. Not done: the miss is the JavaScript Firestore emulator's query cost on this machine (measured here: a 10-document query takes about 1.7 times a getAll of 6 documents, mostly CPU in the client library).",
       request: () => ({ method: "GET", url: `${URLS.api}/api/tenant/acme-north/roles?limit=10`, token: admin }),
     },
     { route: "GET /api/{target}/user/{userId}/auth-ownership-status", expect: 200, targetP50Ms: apiTarget, request: () => ({ method: "GET", url: `${URLS.api}/api/tenant/acme-north/user/north-reader/auth-ownership-status`, token: admin }) },

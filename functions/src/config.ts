@@ -33,6 +33,19 @@ export const MAX_BODY_BYTES = 100 * 1024;
 /** Region of both functions; the hosting rewrites in firebase.json name the same one. */
 export const REGION = "us-central1";
 
+/**
+ * Instance settings of each function, applied at deploy (README, Deploying). Timeouts cover the
+ * longest chain of bounded backend calls (Auth 5 s, then Firestore, Storage and SendGrid at 10 s
+ * each); maxInstances caps cost and the load on Firestore in a burst.
+ */
+export const RUNTIME_OPTIONS = {
+  // I/O-bound requests of a few ms of CPU each: many per instance.
+  api: { memory: "256MiB", cpu: 1, concurrency: 80, timeoutSeconds: 30, maxInstances: 20 },
+  // Rendering is CPU-bound and a 2,000-row table peaks at about 280 MiB (docs/BENCHMARKS.md): fewer
+  // requests per instance, more memory each.
+  print: { memory: "1GiB", cpu: 1, concurrency: 8, timeoutSeconds: 60, maxInstances: 10 },
+} as const;
+
 /** True inside the Firebase emulator suite (set by the functions emulator). */
 export function isEmulator(): boolean {
   return process.env.FUNCTIONS_EMULATOR === "true";

@@ -1,6 +1,6 @@
 import type { Express } from "express";
 import { onRequest } from "firebase-functions/v2/https";
-import { REGION, sendgridApiKey } from "./config";
+import { REGION, RUNTIME_OPTIONS, sendgridApiKey } from "./config";
 
 // Each function imports its own app on its first request, so an instance of `print` never loads
 // the api routes and their dependencies, and the other way round (cold start; README).
@@ -12,12 +12,12 @@ const options = { region: REGION, cors: false };
 let apiApp: Promise<Express> | undefined;
 let printApp: Promise<Express> | undefined;
 
-export const api = onRequest(options, async (req, res) => {
+export const api = onRequest({ ...options, ...RUNTIME_OPTIONS.api }, async (req, res) => {
   apiApp ??= import("./api/app").then((m) => m.createApiApp());
   (await apiApp)(req, res);
 });
 
-export const print = onRequest({ ...options, secrets: [sendgridApiKey] }, async (req, res) => {
+export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: [sendgridApiKey] }, async (req, res) => {
   printApp ??= import("./print/app").then((m) => m.createPrintApp());
   (await printApp)(req, res);
 });

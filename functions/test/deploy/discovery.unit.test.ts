@@ -6,8 +6,20 @@ import { FUNCTIONS_DIR, ROOT_DIR } from "../../stack/config";
 // Deploy readiness without a network: firebase-tools' own discovery (the step `firebase deploy` runs
 // first) loads the built functions and reads what they declare. Needs `npm run build` (npm test runs it).
 
+interface Endpoint {
+  platform: string;
+  region: string[];
+  httpsTrigger?: object;
+  secretEnvironmentVariables?: { key: string }[];
+  availableMemoryMb?: number;
+  cpu?: number;
+  concurrency?: number;
+  timeoutSeconds?: number;
+  maxInstances?: number;
+}
+
 interface Build {
-  endpoints: Record<string, { platform: string; region: string[]; httpsTrigger?: object; secretEnvironmentVariables?: { key: string }[] }>;
+  endpoints: Record<string, Endpoint>;
   params: { name: string; type?: string; default?: unknown }[];
 }
 
@@ -28,6 +40,12 @@ describe("firebase-tools discovery of the built functions", () => {
       expect(endpoint.region).toEqual(["us-central1"]);
       expect(endpoint.httpsTrigger).toBeDefined();
     }
+  });
+
+  it("declares each function's instance settings: print gets more memory and fewer requests per instance", () => {
+    const settings = (e: Endpoint) => ({ memory: e.availableMemoryMb, cpu: e.cpu, concurrency: e.concurrency, timeoutSeconds: e.timeoutSeconds, maxInstances: e.maxInstances });
+    expect(settings(build.endpoints.api)).toEqual({ memory: 256, cpu: 1, concurrency: 80, timeoutSeconds: 30, maxInstances: 20 });
+    expect(settings(build.endpoints.print)).toEqual({ memory: 1024, cpu: 1, concurrency: 8, timeoutSeconds: 60, maxInstances: 10 });
   });
 
   it("lists every param with its default, and the SendGrid secret on print only", () => {
