@@ -278,6 +278,7 @@ function httpSection(h: HttpBenchResult | undefined): string {
     ),
     "",
     `Each row: ${h.runs} runs of ${h.requests?.[1]} requests (concurrency 1) or ${h.requests?.[20]} requests (concurrency 20), one keep-alive client (Node's fetch) on the same machine, ` +
+      "after a warm-up of each stateless route (roles, status, cached print: 100 requests at concurrency 1, 20 per worker at concurrency 20), so that V8 has optimised the shared pipeline in every worker; " +
       "straight to the functions emulator's URL of each function. p50 and p99 are per run; the table shows their median over the runs, with min–max. " +
       "The script writes its own fixture (a tenant with fresh users and instances) so that every request of a stateful route acts on a fresh record and should succeed; delete, restore, claim and release act in turn on the same slice of users. " +
       "First render: a fresh instance per request (render, store, sign); cached: the same instance (one Storage metadata read); send-pdf: the cached PDF mailed to the stack's mail sink (one sender per 20 requests, the quota). " +

@@ -7,6 +7,7 @@ import { firestoreTransaction } from "./deadline";
 import { badRequest } from "./errors";
 import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
+import { TtlCache } from "./ttlCache";
 import { parseOr400 } from "./validation";
 
 type TargetKind = Target["kind"];
@@ -25,13 +26,15 @@ export interface ReadScope<Q = unknown, B = unknown> extends Input<Q, B> {
 }
 
 /** What a route handler gets once the pipeline has passed; `tx` for a `transactional` route only. */
-export type RouteContext<Q, B, T extends boolean = false> = HandlerContext<Q, B> & (T extends true ? { tx: Transaction } : { tx?: undefined });
+export type RouteContext<Q, B, T extends boolean = false, L = undefined> = HandlerContext<Q, B, L> & (T extends true ? { tx: Transaction } : { tx?: undefined });
 
-interface HandlerContext<Q, B> extends Input<Q, B> {
+interface HandlerContext<Q, B, L> extends Input<Q, B> {
   caller: Caller;
   access: Access;
   /** Snapshots of the route's `reads`, in their order. */
   docs: DocumentSnapshot[];
+  /** What the route's `load` read. */
+  loaded: L;
   req: Request;
   res: Response;
 }
@@ -44,7 +47,7 @@ export interface RouteResponse<R> {
 }
 
 /** One route, declaring everything the pipeline checks before its handler runs. */
-export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false> {
+export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false, L = undefined> {
   method: "get" | "post" | "delete";
   /** One line for the API document. */
   summary: string;
@@ -63,6 +66,14 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
    */
   reads?(scope: ReadScope<Q, B>): string[];
   /**
+   * A read that cannot join that getAll (a query); the handler gets its result as `loaded`. It
+   * runs once authorization has passed, or alongside the authorization read when this instance
+   * authorized the same caller on the same target for this route within the last minute: the
+   * round trip is hidden for callers who keep using a route, and nobody else can make the service
+   * read more than the target and the grants before being refused.
+   */
+  load?(scope: ReadScope<Q, B>): Promise<L>;
+  /**
    * The handler writes what it read: the pipeline's read and the handler run in one transaction, so
    * the change is made on the state that was authorized, in two round trips (read, commit).
    */
@@ -75,14 +86,14 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   /** Error statuses particular to this route, with when they happen (the pipeline's own are implied). */
   errors?: Partial<Record<number, string>>;
   /** Returns the body of the success answer; errors are thrown as HttpError. */
-  handle(context: RouteContext<Q, B, T>): Promise<R>;
+  handle(context: RouteContext<Q, B, T, L>): Promise<R>;
 }
 
 /** Declares a route, inferring its query, body and response types from the schemas. */
-export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false>(route: RouteDefinition<Q, B, R, T>) => route;
+export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false, L = undefined>(route: RouteDefinition<Q, B, R, T, L>) => route;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, any>;
 
 const PARAM_LABELS: Record<string, string> = { userId: "user id" };
 
@@ -92,7 +103,7 @@ function isEmptyBody(body: unknown): boolean {
 }
 
 /** Validates path ids, query and body (400 naming what is wrong), in that order. */
-function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean>, req: Request): Input<Q, B> {
+function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean, unknown>, req: Request): Input<Q, B> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.params)) {
     if (name in PARAM_LABELS && typeof value === "string") params[name] = assertValidId(PARAM_LABELS[name], value);
@@ -106,6 +117,17 @@ function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean>, req: Req
 
 const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> => fn(undefined);
 
+/** How long a caller authorized for a route on a target lets its `load` start before authorization. */
+export const RECENTLY_AUTHORIZED_TTL_MS = 60_000;
+/** "route caller target" of recent authorizations, per instance. */
+const recentlyAuthorized = new TtlCache<true>(RECENTLY_AUTHORIZED_TTL_MS);
+
+/** The promise, marked as handled: a speculative read that is never awaited must not crash the process. */
+function started<L>(work: Promise<L>): Promise<L> {
+  work.catch(() => undefined);
+  return work;
+}
+
 /**
  * The request pipeline, in order: authenticate (401), parse the target path (400), resolve the
  * target (404), authorize (401), validate path ids, query and body (400), then the handler. The
@@ -113,7 +135,7 @@ const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> =>
  * checked before that read (the reads need it), but its 400 is only answered after authorization:
  * a caller without access learns nothing from validation.
  */
-function pipeline<Q, B, R, T extends boolean>(route: RouteDefinition<Q, B, R, T>, pattern: string): RequestHandler[] {
+function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R, T, L>, pattern: string): RequestHandler[] {
   const named: RequestHandler = (_req, res, next) => {
     res.locals.route = pattern; // logged instead of the raw path, which holds ids
     next();
@@ -130,14 +152,24 @@ function pipeline<Q, B, R, T extends boolean>(route: RouteDefinition<Q, B, R, T>
     } catch (error) {
       invalid = error;
     }
-    const reads = route.reads && served && input ? route.reads({ path: targetDocPath(target), ...input }) : [];
+    const scope = served && input ? { path: targetDocPath(target), ...input } : undefined;
+    const reads = route.reads && scope ? route.reads(scope) : [];
+    const authorization = `${route.method} ${route.path} ${caller.uid} ${targetDocPath(target)}`;
+    const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(route.load(scope)) : undefined;
 
     const answer = await inTransaction(async (tx) => {
       const { access, docs } = await resolveAccess(target, caller.uid, reads, tx);
-      authorize(access, route.anyOf, route.feature);
+      try {
+        authorize(access, route.anyOf, route.feature);
+      } catch (refused) {
+        recentlyAuthorized.delete(authorization);
+        throw refused;
+      }
       if (!served) throw badRequest(`This route serves ${route.targets?.join(" and ")} targets only, not a ${target.kind}.`);
-      if (!input) throw invalid;
-      return route.handle({ caller, access, ...input, docs, tx, req, res } as RouteContext<Q, B, T>);
+      if (!input || !scope) throw invalid;
+      if (route.load) recentlyAuthorized.set(authorization, true);
+      const loaded = route.load ? await (early ?? route.load(scope)) : undefined;
+      return route.handle({ caller, access, ...input, docs, loaded, tx, req, res } as RouteContext<Q, B, T, L>);
     });
     res.status(route.response.status).json(answer);
   };

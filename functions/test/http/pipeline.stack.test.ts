@@ -3,6 +3,7 @@ import { getAuth } from "firebase-admin/auth";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ID } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
+import { firestore } from "../api/fixtures";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
 
 const api = BASES.api.functionUrl;
@@ -250,6 +251,36 @@ describe("cost of the pipeline", () => {
     const first = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
     expect(first.status).toBe(401); // no grant: still authenticated first
     expect(first.headers.get("x-backend-calls")).toMatch(/auth=1$/);
+  });
+});
+
+describe("a route's load (the roles query)", () => {
+  const membership = (uid: string) => firestore().doc(`tenants/acme-north/members/${uid}`);
+
+  it("waits for authorization when the caller was not authorized there before: a refused request reads no roles", async () => {
+    const user = await freshUser();
+    await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } }); // warms the Auth caches
+    const refused = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("x-backend-calls")).toBe("firestore=1, auth=0");
+  });
+
+  it("runs alongside authorization for a caller authorized there recently, and still answers nothing once the grant is gone", async () => {
+    const user = await freshUser();
+    await membership(user.uid).set({ permissions: ["ADMIN"] });
+    const allowed = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(allowed.status).toBe(200);
+
+    await membership(user.uid).delete();
+    const refused = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(refused.status).toBe(401);
+    expect(refused.json).toEqual({ statusCode: 401, error: "Unauthorized", message: expect.any(String) });
+    expect(refused.text).not.toMatch(/role-/); // the query ran (2 round trips) and its result was dropped
+    expect(refused.headers.get("x-backend-calls")).toBe("firestore=2, auth=0");
+
+    const forgotten = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: user.token } });
+    expect(forgotten.status).toBe(401);
+    expect(forgotten.headers.get("x-backend-calls")).toBe("firestore=1, auth=0"); // refused once: no more speculation
   });
 });
 

@@ -33,6 +33,14 @@ describe("TtlCache", () => {
     expect(cache.get("long")).toBeUndefined();
   });
 
+  it("forgets an entry that is deleted", () => {
+    const cache = new TtlCache<number>(1_000);
+    cache.set("k", 1);
+    cache.delete("k");
+    expect(cache.get("k")).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
   it("holds at most maxEntries, dropping the oldest first", () => {
     const cache = new TtlCache<number>(1_000, 2);
     cache.set("a", 1);

@@ -40,13 +40,14 @@ export const listRoles = defineRoute({
   anyOf: ["ADMIN"],
   targets: ["organization", "tenant"],
   query: listRolesQuery,
+  load: ({ path, query: { limit, offset } }) =>
+    firestoreCall(() => db().collection(`${path}/roles`).orderBy("name").orderBy(firestoreSdk().FieldPath.documentId()).offset(offset).limit(limit).get()),
   response: {
     status: 200,
     description: "One page of roles.",
     schema: z.strictObject({ statusCode: z.literal(200), message: z.string(), data: z.array(roleSchema) }),
   },
-  async handle({ access, query: { limit, offset } }) {
-    const page = await firestoreCall(() => db().collection(`${access.path}/roles`).orderBy("name").orderBy(firestoreSdk().FieldPath.documentId()).offset(offset).limit(limit).get());
+  async handle({ loaded: page }) {
     return { statusCode: 200 as const, message: `${page.size} role(s).`, data: page.docs.map(toRole) };
   },
 });
