@@ -118,7 +118,7 @@ function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean, unknown>,
 const withoutTransaction = <T>(fn: (tx: undefined) => Promise<T>): Promise<T> => fn(undefined);
 
 /** How long a caller authorized for a route on a target lets its `load` start before authorization. */
-export const RECENTLY_AUTHORIZED_TTL_MS = 60_000;
+const RECENTLY_AUTHORIZED_TTL_MS = 60_000;
 /** "route caller target" of recent authorizations, per instance. */
 const recentlyAuthorized = new TtlCache<true>(RECENTLY_AUTHORIZED_TTL_MS);
 
@@ -154,6 +154,7 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
     }
     const scope = served && input ? { path: targetDocPath(target), ...input } : undefined;
     const reads = route.reads && scope ? route.reads(scope) : [];
+    // The route's `load` starts now only for a caller this instance authorized here in the last minute.
     const authorization = `${route.method} ${route.path} ${caller.uid} ${targetDocPath(target)}`;
     const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(route.load(scope)) : undefined;
 
