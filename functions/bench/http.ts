@@ -11,8 +11,8 @@ import { getAuth } from "firebase-admin/auth";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
 import { URLS } from "../stack/config";
 import { DEMO_PASSWORD } from "../stack/examples";
-import { stackAdminApp } from "../stack/seedStack";
-import { summarize, type Summary } from "./stats";
+import { signInToStack, stackAdminApp } from "../stack/seedStack";
+import { percentile, summarize, type Summary } from "./stats";
 
 export interface HttpRow {
   /** e.g. "GET /api/tenant/acme-north/roles" or "POST /print/... (cached)". */
@@ -113,22 +113,6 @@ async function load(make: (i: number) => Request, count: number, concurrency: nu
   return { latencies, errors, wallMs: performance.now() - started };
 }
 
-const percentile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-};
-
-async function signIn(email: string, password: string): Promise<string> {
-  const res = await fetch(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=bench`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password, returnSecureToken: true }),
-  });
-  const body = (await res.json()) as { idToken?: string };
-  if (!body.idToken) throw new Error(`sign-in of ${email} failed`);
-  return body.idToken;
-}
-
 /** Everything the stateful cases act on, under ids unique to this bench run. */
 async function prepareFixture(stamp: string) {
   const app = stackAdminApp();
@@ -156,7 +140,7 @@ async function prepareFixture(stamp: string) {
     const uid = `bench-sender-${stamp}-${i}`;
     await getAuth(app).createUser({ uid, email: `${uid}@bench.test`, password: DEMO_PASSWORD });
     await db.doc(`tenants/${tenant}/members/${uid}`).set({ permissions: ["READ"] });
-    senders.push(await signIn(`${uid}@bench.test`, DEMO_PASSWORD));
+    senders.push(await signInToStack(`${uid}@bench.test`, DEMO_PASSWORD));
   }
   return { tenant, senders };
 }
@@ -166,7 +150,7 @@ export async function runHttpBench(): Promise<HttpBenchResult> {
   if (!up) return { notRun: `no local stack answers at ${URLS.api} (start one with \`npm start\` in another terminal, then run \`npm run bench -- --only=http\`)`, rows: [] };
 
   const stamp = randomUUID().slice(0, 8);
-  const admin = await signIn("north-admin@acme.test", DEMO_PASSWORD);
+  const admin = await signInToStack("north-admin@acme.test", DEMO_PASSWORD);
   const { tenant, senders } = await prepareFixture(stamp);
   const api = (path: string) => `${URLS.api}/api/tenant/${tenant}${path}`;
   const printUrl = (path: string) => `${URLS.print}/print/tenant/${tenant}${path}`;

@@ -24,7 +24,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { getFirestore } from "firebase-admin/firestore";
 import { EMULATOR_ENV, URLS } from "../stack/config";
-import { seedStack, stackAdminApp } from "../stack/seedStack";
+import { seedStack, signInToStack, stackAdminApp } from "../stack/seedStack";
+import { percentile } from "./stats";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -96,14 +97,7 @@ async function seed(): Promise<void> {
     clients
       .filter((c) => c.index % 2 === 1)
       .map(async (c) => {
-        const res = await fetch(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=load`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ email: c.email, password: PASSWORD, returnSecureToken: true }),
-        });
-        const { idToken } = (await res.json()) as { idToken?: string };
-        if (!idToken) throw new Error(`sign-in of ${c.email} failed`);
-        c.authorization = `Bearer ${idToken}`;
+        c.authorization = `Bearer ${await signInToStack(c.email, PASSWORD)}`;
       }),
   );
 }
@@ -261,11 +255,6 @@ const mib = (kib: number) => (kib / 1024).toFixed(1);
 const describeWorkers = (ws: Worker[]) => {
   const byFn = (fn: string) => ws.filter((w) => w.fn === fn);
   return ["api", "print"].map((fn) => `${fn}: ${byFn(fn).length} workers, ${mib(byFn(fn).reduce((s, w) => s + w.rssKiB, 0))} MiB`).join("; ");
-};
-
-const percentile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
 };
 
 // --- The run ----------------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[i];
 }
 
+/** The q-quantile of an unsorted sample (nearest rank). */
+export const percentile = (xs: readonly number[], q: number): number => quantile([...xs].sort((a, b) => a - b), q);
+
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);

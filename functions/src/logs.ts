@@ -5,6 +5,7 @@ import { currentRequestId } from "./http/requestContext";
 // carries a token, a password, an email address or a request body.
 
 const withRequest = (fields: Record<string, unknown> = {}) => ({ requestId: currentRequestId(), ...fields });
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 export function requestServed(method: string, route: string, statusCode: number, durationMs: number): void {
   logger.info(`${method} ${route} -> ${statusCode}`, withRequest({ method, route, statusCode, durationMs }));
@@ -16,13 +17,13 @@ export function requestRefused(statusCode: number, message: string): void {
 }
 
 export function unexpectedError(error: unknown): void {
-  const err = error instanceof Error ? error : new Error(String(error));
+  const err = asError(error);
   logger.error(`Unexpected error: ${err.message}`, withRequest({ errorName: err.name, stack: err.stack }));
 }
 
 /** firebase-admin gave up on Firestore (unreachable, overloaded, contended): answered 503. */
 export function backendUnavailable(error: unknown): void {
-  const err = error instanceof Error ? error : new Error(String(error));
+  const err = asError(error);
   logger.error(`Firestore call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }
 
@@ -31,6 +32,6 @@ export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: nu
 }
 
 export function storageFailed(error: unknown): void {
-  const err = error instanceof Error ? error : new Error(String(error));
+  const err = asError(error);
   logger.error(`Cloud Storage call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }

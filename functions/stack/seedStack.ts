@@ -1,13 +1,32 @@
 import { getApps, initializeApp, type App } from "firebase-admin/app";
 import { getAuth } from "firebase-admin/auth";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
-import { EMULATOR_ENV, PROJECT_ID } from "./config";
+import { EMULATOR_ENV, PROJECT_ID, URLS } from "./config";
 import { decodeValue, type Fixture } from "./seed";
 
 /** The Admin SDK of this process, pointed at the local stack. */
 export function stackAdminApp(): App {
   Object.assign(process.env, EMULATOR_ENV);
   return getApps().find((a) => a.name === "stack") ?? initializeApp({ projectId: PROJECT_ID }, "stack");
+}
+
+/** Signs a user in through the stack's auth emulator (any API key does) and returns a fresh ID token. */
+export async function signInToStack(email: string, password: string): Promise<string> {
+  const res = await fetch(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=local-stack`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password, returnSecureToken: true }),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  let idToken: unknown;
+  try {
+    idToken = (JSON.parse(text) as { idToken?: unknown }).idToken;
+  } catch {
+    // not JSON: reported below with the text
+  }
+  if (typeof idToken !== "string") throw new Error(`sign-in of ${email} failed: ${text}`);
+  return idToken;
 }
 
 const BATCH_SIZE = 400;

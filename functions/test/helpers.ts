@@ -1,5 +1,6 @@
 import { URLS } from "../stack/config";
 import { DEMO_PASSWORD } from "../stack/examples";
+import { signInToStack } from "../stack/seedStack";
 
 /** Every request of a test has a timeout: a function that failed to load makes the emulator hang. */
 export const REQUEST_TIMEOUT_MS = 20_000;
@@ -48,14 +49,7 @@ export const basicHeader = (email: string, password = DEMO_PASSWORD) =>
   `Basic ${Buffer.from(`${email}:${password}`, "utf8").toString("base64")}`;
 
 /** Signs a demo user in through the auth emulator and returns a fresh ID token. */
-export async function idTokenFor(email: string, password = DEMO_PASSWORD): Promise<string> {
-  const res = await call(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=test-key`, {
-    method: "POST",
-    body: { email, password, returnSecureToken: true },
-  });
-  if (typeof res.json?.idToken !== "string") throw new Error(`sign-in of ${email} failed: ${res.text}`);
-  return res.json.idToken as string;
-}
+export const idTokenFor = (email: string, password = DEMO_PASSWORD): Promise<string> => signInToStack(email, password);
 
 /** The base URLs under which both functions answer: their own URLs and the hosting rewrites. */
 export const BASES = {

@@ -1,7 +1,7 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import type { Access } from "../http/access";
-import { HttpError, notFound } from "../http/errors";
+import { notFound } from "../http/errors";
 import type { ReadScope } from "../http/routes";
 import { firestoreSdk } from "../firebase";
 
@@ -44,5 +44,3 @@ export const noRecord = (uid: string) => notFound(`User '${uid}' has no record i
 
 /** The audit fields of a change made by `uid` now. */
 export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`${prefix}At`]: firestoreSdk().FieldValue.serverTimestamp(), [`${prefix}By`]: uid });
-
-export const conflict = (message: string) => new HttpError(409, message);

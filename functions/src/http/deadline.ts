@@ -37,8 +37,8 @@ export function firestoreCall<T>(operation: () => Promise<T>): Promise<T> {
 
 /**
  * Runs `fn` in a Firestore transaction, bounded as a whole by FIRESTORE_DEADLINE_MS (503 after it;
- * the transaction may still commit, whole, later). Its reads count themselves (firestoreCall);
- * each attempt counts one more round trip, its commit.
+ * the transaction may still commit, whole, later). Each attempt counts one round trip, its commit;
+ * reads made through firestoreCall inside it (the pipeline's) count themselves.
  */
 export function firestoreTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
   const work = db().runTransaction((tx) => {

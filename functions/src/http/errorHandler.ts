@@ -37,7 +37,6 @@ export const notFoundHandler: RequestHandler = (req, res) => {
  * The one place where errors become responses: `{ statusCode, error, message }`, never a stack
  * trace. Express recognises an error handler by its four parameters, so `_next` must stay.
  */
- 
 export const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
   if (error instanceof HttpError) {
     logs.requestRefused(error.statusCode, error.message);

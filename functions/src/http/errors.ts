@@ -25,4 +25,4 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
 
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
-export const notImplemented = (message: string) => new HttpError(501, message);
+export const conflict = (message: string) => new HttpError(409, message);

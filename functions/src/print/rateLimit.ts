@@ -3,7 +3,7 @@ import type { Timestamp } from "firebase-admin/firestore";
 import { db, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
 import { HttpError } from "../http/errors";
-import { firestoreCall } from "../http/deadline";
+import { firestoreTransaction } from "../http/deadline";
 
 /**
  * Counts one use of an action by `uid` on the target in a fixed window, in Firestore so that it
@@ -15,7 +15,7 @@ export async function consumeQuota(action: string, uid: string, access: Access, 
   const ref = db().doc(`rateLimits/${key}`);
   const { Timestamp: Time } = firestoreSdk();
   const now = Date.now();
-  const retryAfterMs = await firestoreCall(() => db().runTransaction(async (tx) => {
+  const retryAfterMs = await firestoreTransaction(async (tx) => {
     const snapshot = await tx.get(ref);
     const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
     const count = Number(snapshot.get("count") ?? 0);
@@ -26,7 +26,7 @@ export async function consumeQuota(action: string, uid: string, access: Access, 
     if (count >= limit.maxSends) return windowStart + limit.windowMs - now;
     tx.update(ref, { count: count + 1 });
     return 0;
-  }));
+  });
   if (retryAfterMs > 0) {
     const seconds = Math.ceil(retryAfterMs / 1000);
     throw new HttpError(429, `At most ${limit.maxSends} emails per ${limit.windowMs / 60_000} minutes per user and target; try again in ${seconds} s.`, { "Retry-After": String(seconds) });

@@ -1,6 +1,7 @@
 import { firestoreSdk } from "../../firebase";
+import { conflict } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, authOwnership, conflict, isSoftDeleted, noRecord, ownershipChangeSchema, ownershipStatus, userRecord } from "../users";
+import { USER_TARGETS, authOwnership, isSoftDeleted, noRecord, ownershipChangeSchema, ownershipStatus, userRecord } from "../users";
 
 /**
  * SPEC.md 4.6: the target takes ownership of an unclaimed authentication of one of its users.

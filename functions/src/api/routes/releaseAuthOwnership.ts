@@ -1,5 +1,6 @@
+import { conflict } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, authOwnership, conflict, ownershipChangeSchema, ownershipStatus } from "../users";
+import { USER_TARGETS, authOwnership, ownershipChangeSchema, ownershipStatus } from "../users";
 
 /** SPEC.md 4.6: the target gives up the authentication it owns, which becomes unclaimed. */
 export const releaseAuthOwnership = defineRoute({
