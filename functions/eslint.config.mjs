@@ -12,6 +12,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts that run before anything is installed (stack/withProductionNode.mjs).
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+  },
+  {
     // Tests and the local stack read loosely typed JSON and firebase-tools internals.
     files: ["test/**", "stack/**", "bench/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-require-imports": "off" },

@@ -2,12 +2,12 @@ import { defineSecret, defineString } from "firebase-functions/params";
 
 /**
  * Deployment parameters, declared once. firebase-tools lists them at deploy time and asks for
- * values that have no default; the emulator reads them from functions/.env files or the defaults.
+ * values that have no default; the emulator reads them from functions/.env.demo-print-admin.
  */
 export const params = {
   /** The project's Web API key: Basic credentials are checked through Identity Toolkit with it. */
+  // No defaults that only suit the demo project: a deploy to a real project must be given these.
   webApiKey: defineString("WEB_API_KEY", {
-    default: "local-emulator-key",
     description: "Web API key of the Firebase project (Project settings > General), used to verify Basic email:password credentials.",
   }),
   /** Sender of send-pdf mail; must be a verified sender of the SendGrid account. */
@@ -22,7 +22,6 @@ export const params = {
   }),
   /** Comma-separated origins allowed to call the functions from a browser ("*" allows any). */
   corsOrigins: defineString("CORS_ORIGINS", {
-    default: "http://localhost:5000,http://127.0.0.1:5000",
     description: "Comma-separated list of browser origins allowed to call the api and print functions.",
   }),
 };

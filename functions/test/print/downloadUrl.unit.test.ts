@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
 import { Storage } from "@google-cloud/storage";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SIGNED_URL_TTL_MS, emulatorDownloadUrl, signedReadUrl } from "../../src/print/documents";
 
 // The production path signs locally here: a service-account key made in the test, so no network
@@ -18,7 +18,11 @@ const file = storage.bucket("example-project.appspot.com").file(objectName);
 const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 describe("signedReadUrl (production)", () => {
+  // A fixed instant for exact expectations, and the clock the Storage client reads (it refuses an
+  // expiry in the past) set to it, so the test passes whatever the date it runs on.
   const now = Date.parse("2026-11-22T10:00:00Z");
+  beforeAll(() => vi.useFakeTimers({ now, toFake: ["Date"] }));
+  afterAll(() => vi.useRealTimers());
 
   it("is a V4 URL for GET of exactly this object, valid 900 seconds from now", async () => {
     const { url, expiresAt } = await signedReadUrl(file, now);

@@ -59,7 +59,7 @@ async function readPages(bytes: Uint8Array): Promise<PageText[]> {
     }
     return pages;
   } finally {
-    await pdf.destroy();
+    await pdf.loadingTask.destroy();
   }
 }
 

@@ -433,7 +433,7 @@ async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<vo
   try {
     res = await rawRequest({ method: req.method, origin, path, headers: req.headers, body: req.body, timeoutMs });
   } catch (error) {
-    throw new Error(`no answer (${(error as Error).message}) to ${describeRequest()}`);
+    throw new Error(`no answer (${(error as Error).message}) to ${describeRequest()}`, { cause: error });
   }
   tally.requests++;
   tally.statuses.set(res.status, (tally.statuses.get(res.status) ?? 0) + 1);

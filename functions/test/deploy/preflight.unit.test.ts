@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FUNCTIONS_DIR, PROJECT_ID, ROOT_DIR } from "../../stack/config";
+import {
+  PreflightError,
+  checkRuntime,
+  discoverBuild,
+  functionsConfig,
+  projectEnvs,
+  readJson,
+  resolveParams,
+  staleBuildOutput,
+  type Build,
+  type Endpoint,
+  type PreflightInput,
+} from "./preflight";
+
+// The deploy preflight (test/deploy/preflight.ts): firebase-tools' own offline checks of a deploy, on
+// today's date, against this repository's firebase.json, functions/package.json and build.
+
+const firebaseJson = readJson<PreflightInput["firebaseJson"]>(join(ROOT_DIR, "firebase.json"));
+const enginesNode = readJson<{ engines?: { node?: string } }>(join(FUNCTIONS_DIR, "package.json")).engines?.node;
+const here = { firebaseJson, enginesNode, localNode: process.version, now: new Date() };
+const withRuntime = (runtime: string) => ({ functions: { ...functionsConfig(firebaseJson), runtime } });
+
+describe("the runtime firebase.json names", () => {
+  it("passes firebase-tools' runtime guard today, and equals engines.node and the Node that runs the emulator and these tests", () => {
+    const { runtime, warnings } = checkRuntime(here);
+    expect(runtime).toBe(functionsConfig(firebaseJson).runtime);
+    expect(`nodejs${enginesNode}`).toBe(runtime);
+    expect(`nodejs${process.versions.node.split(".")[0]}`).toBe(runtime);
+    // A runtime close to or past its deprecation still deploys; firebase-tools' warning names the decommission date.
+    for (const warning of warnings) {
+      console.warn(`deploy preflight: ${warning}`);
+      expect(warning).toMatch(/decommissioned on \d{4}-\d{2}-\d{2}/);
+    }
+  });
+
+  it("fails for nodejs20, decommissioned on 2026-10-30, with firebase-tools' reason and what to change", () => {
+    const old = { ...here, firebaseJson: withRuntime("nodejs20"), enginesNode: "20", localNode: "v20.20.2" };
+    expect(() => checkRuntime(old)).toThrow(PreflightError);
+    expect(() => checkRuntime(old)).toThrow(/Runtime Node\.js 20 was decommissioned on 2026-10-30\..*Change "runtime" in firebase\.json/s);
+  });
+
+  it("warns about nodejs22 from its deprecation on 2027-04-30 with its decommission date, and fails after that date", () => {
+    const on = (day: string) => ({ ...here, firebaseJson: withRuntime("nodejs22"), enginesNode: "22", localNode: "v22.23.3", now: new Date(`${day}T12:00:00Z`) });
+    expect(checkRuntime(on("2026-12-01")).warnings).toEqual([]);
+    expect(checkRuntime(on("2027-02-15")).warnings).toEqual([expect.stringMatching(/will be deprecated on 2027-04-30 and will be decommissioned on 2028-10-31/)]);
+    expect(checkRuntime(on("2027-11-22")).warnings).toEqual([expect.stringMatching(/was deprecated on 2027-04-30 and will be decommissioned on 2028-10-31/)]);
+    expect(() => checkRuntime(on("2028-11-01"))).toThrow(/Runtime Node\.js 22 was decommissioned on 2028-10-31/);
+  });
+
+  it("fails when engines.node or the local Node disagrees with firebase.json, naming what to change", () => {
+    expect(() => checkRuntime({ ...here, firebaseJson: withRuntime("nodejs22"), enginesNode: "20", localNode: "v22.1.0" })).toThrow(/engines\.node is "20", but firebase\.json deploys to nodejs22: set it to "22"/);
+    expect(() => checkRuntime({ ...here, firebaseJson: withRuntime("nodejs22"), enginesNode: "22", localNode: "v20.20.2" })).toThrow(/emulator runs the functions on the Node that runs firebase-tools, here v20\.20\.2, but production runs nodejs22/);
+    expect(() => checkRuntime({ ...here, firebaseJson: withRuntime("python312") })).toThrow(/must name a Node\.js functions runtime/);
+  });
+});
+
+describe("firebase-tools discovery of the built functions", () => {
+  let build: Build;
+  beforeAll(async () => {
+    build = await discoverBuild({ firebaseJson, projectId: PROJECT_ID });
+  }, 60_000);
+
+  it("finds exactly the two HTTPS functions, 2nd gen, in us-central1", () => {
+    expect(Object.keys(build.endpoints).sort()).toEqual(["api", "print"]);
+    for (const endpoint of Object.values(build.endpoints)) {
+      expect(endpoint.platform).toBe("gcfv2");
+      expect(endpoint.region).toEqual(["us-central1"]);
+      expect(endpoint.httpsTrigger).toBeDefined();
+    }
+  });
+
+  it("declares each function's instance settings: print gets more memory and fewer requests per instance", () => {
+    const settings = (e: Endpoint) => ({ memory: e.availableMemoryMb, cpu: e.cpu, concurrency: e.concurrency, timeoutSeconds: e.timeoutSeconds, maxInstances: e.maxInstances });
+    expect(settings(build.endpoints.api)).toEqual({ memory: 256, cpu: 1, concurrency: 80, timeoutSeconds: 30, maxInstances: 20 });
+    expect(settings(build.endpoints.print)).toEqual({ memory: 1024, cpu: 1, concurrency: 8, timeoutSeconds: 60, maxInstances: 10 });
+  });
+
+  it("lists every param, the SendGrid secret on print only, and no default that only suits the demo project", () => {
+    const params = Object.fromEntries(build.params.map((p) => [p.name, p]));
+    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "SENDGRID_API_KEY", "WEB_API_KEY"]);
+    expect(params.SENDGRID_API_KEY.type).toBe("secret");
+    expect(params.MAIL_FROM_NAME.default).toBe("Print service");
+    // A deploy must be given these for the real project: a localhost origin list or a fake key would deploy silently.
+    expect(params.WEB_API_KEY.default).toBeUndefined();
+    expect(params.CORS_ORIGINS.default).toBeUndefined();
+    expect(build.endpoints.print.secretEnvironmentVariables?.map((s) => s.key)).toEqual(["SENDGRID_API_KEY"]);
+    expect(build.endpoints.api.secretEnvironmentVariables ?? []).toEqual([]);
+  });
+
+  it("resolves every param of the demo project from functions/.env.demo-print-admin, as a non-interactive deploy would", async () => {
+    const values = await resolveParams(build, PROJECT_ID, projectEnvs(PROJECT_ID));
+    for (const param of build.params.filter((p) => p.type !== "secret")) expect(values[param.name], param.name).toBeDefined();
+  });
+
+  it("refuses a non-interactive deploy to a project without values, naming the params to set", async () => {
+    await expect(resolveParams(build, "some-real-project", projectEnvs("some-real-project"))).rejects.toThrow(/no value for the following environment variables: .*WEB_API_KEY/);
+    await expect(resolveParams(build, "some-real-project", {})).rejects.toThrow(/CORS_ORIGINS/);
+  });
+
+  it("every param and secret is in the README's configuration table, those without a default marked required", () => {
+    const readme = readFileSync(join(ROOT_DIR, "README.md"), "utf8");
+    for (const param of build.params) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| \`${param.name}\` |`));
+      expect(row, `README.md documents ${param.name}`).toBeDefined();
+      if (param.default === undefined) expect(row, `README.md marks ${param.name} as required`).toMatch(/required/);
+    }
+  });
+});
+
+describe("what a deploy uploads", () => {
+  it("keeps firebase-tools' default ignore entries beside the project's own", () => {
+    const ignore = functionsConfig(firebaseJson).ignore ?? [];
+    // What `firebase init functions` writes: the local env and secret files (*.local) never leave the machine.
+    for (const entry of ["node_modules", ".git", "firebase-debug.log", "firebase-debug.*.log", "*.local"]) expect(ignore).toContain(entry);
+    for (const entry of ["src", "test", "stack", "bench", "docs"]) expect(ignore).toContain(entry);
+  });
+
+  it("lib/ holds only what src/ compiles to: npm run build starts from an empty lib/", () => {
+    expect(staleBuildOutput()).toEqual([]);
+  });
+});
