@@ -50,8 +50,11 @@ export function isEmulator(): boolean {
   return process.env.FUNCTIONS_EMULATOR === "true";
 }
 
-/** How long a verified user (Bearer) or credential (Basic) is trusted without asking Auth again. */
-export const AUTH_CACHE_TTL_MS = 60_000;
+/**
+ * How long a verified user status (Bearer and Basic) or credential (Basic) is trusted without asking
+ * Auth again: a disable, a revocation or a password change takes effect within this time.
+ */
+export const AUTH_CACHE_TTL_MS = 10_000;
 
 /** Identity Toolkit REST root: the auth emulator's when the functions run under it. */
 export function identityToolkitUrl(): string {

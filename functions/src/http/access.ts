@@ -26,6 +26,8 @@ export interface Access {
   chain: TargetNode[];
   /** The caller's grants on the target and its ancestors (a grant applies to everything below it). */
   permissions: ReadonlySet<Permission>;
+  /** The caller holds grants here, but their own user record on a node of the chain is soft-deleted: every grant is void. */
+  callerSoftDeleted?: boolean;
 }
 
 // --- Pure rules (DESIGN.md, "Target paths, permissions and flags") -----------------------------
@@ -46,7 +48,8 @@ export function featureEnabled(chain: readonly TargetNode[], feature: Feature): 
 }
 
 /** Throws the 401 of SPEC.md when the caller lacks every permission of `anyOf`, or the flag is off. */
-export function authorize(access: Pick<Access, "chain" | "permissions">, anyOf: readonly Permission[], feature?: Feature): void {
+export function authorize(access: Pick<Access, "chain" | "permissions" | "callerSoftDeleted">, anyOf: readonly Permission[], feature?: Feature): void {
+  if (access.callerSoftDeleted) throw new HttpError(401, "Your user record here is deleted, which voids your permissions on this target.");
   if (!anyOf.some((p) => access.permissions.has(p))) {
     const needed = anyOf.length === 1 ? `the ${anyOf[0]} permission` : `one of the permissions ${anyOf.join(", ")}`;
     throw new HttpError(401, `This route needs ${needed} on the target.`);
@@ -66,11 +69,12 @@ export function authorize(access: Pick<Access, "chain" | "permissions">, anyOf: 
 export const TENANT_ORGANIZATION_TTL_MS = 60_000;
 const tenantOrganization = new TtlCache<string | null>(TENANT_ORGANIZATION_TTL_MS);
 
-async function organizationOfTenant(tenantId: string): Promise<string | null> {
+/** The organization of a tenant (null: a standalone tenant; undefined: no such tenant, never remembered). */
+async function organizationOfTenant(tenantId: string): Promise<string | null | undefined> {
   const cached = tenantOrganization.get(tenantId);
   if (cached !== undefined) return cached;
   const tenant = await firestoreCall(() => db().doc(`tenants/${tenantId}`).get());
-  if (!tenant.exists) throw notFound(`Tenant '${tenantId}' does not exist.`);
+  if (!tenant.exists) return undefined;
   const organizationId = typeof tenant.get("organizationId") === "string" ? (tenant.get("organizationId") as string) : null;
   tenantOrganization.set(tenantId, organizationId);
   return organizationId;
@@ -99,11 +103,19 @@ export interface Resolution {
   docs: DocumentSnapshot[];
 }
 
+/** Users have records in organizations and tenants only (DESIGN.md, Firestore layout). */
+const holdsUserRecords = (path: string) => /^(organizations|tenants)\/[^/]+$/.test(path);
+
 /**
- * Reads the target chain, the caller's grants on every node of it and the documents of `reads` in
- * one `getAll` (inside `tx` when given, so that a route that writes sees the same state it was
- * authorized on), checks that each named parent really holds its child (404 otherwise, as for an
- * unknown target), and returns what authorization and the handler need.
+ * Reads the target chain, the caller's grants and own user records on every node of it and the
+ * documents of `reads` in one `getAll` (inside `tx` when given, so that a route that writes sees the
+ * same state it was authorized on), and returns what authorization and the handler need.
+ *
+ * - A soft-deleted record of the caller on any node of the chain voids every grant of the request.
+ * - A target that does not exist, or is not where its path says (a parent that does not hold its
+ *   child), is a 404 only for a caller holding a grant somewhere on the chain. Anybody else gets the
+ *   same answer as on an existing target they have no grant on (no permissions: authorization's 401),
+ *   so that the service is no oracle of which targets exist or belong together.
  */
 export async function resolveAccess(target: Target, uid: string, reads: readonly string[] = [], tx?: Transaction, retried = false): Promise<Resolution> {
   let organizationId: string | null | undefined;
@@ -118,28 +130,32 @@ export async function resolveAccess(target: Target, uid: string, reads: readonly
   if (target.kind === "division" || target.kind === "site") chainPaths.push(targetDocPath(target));
 
   const firestore = db();
-  const refs = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...reads].map((p) => firestore.doc(p));
-  const snapshots = await firestoreCall(() => (tx ? tx.getAll(...refs) : firestore.getAll(...refs)));
-  const nodes = snapshots.slice(0, chainPaths.length);
-  const grants = snapshots.slice(chainPaths.length, 2 * chainPaths.length).map((s) => s.get("permissions") as unknown);
+  const recordPaths = chainPaths.filter(holdsUserRecords).map((p) => `${p}/users/${uid}`);
+  const paths = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...recordPaths, ...reads];
+  const snapshots = await firestoreCall(() => (tx ? tx.getAll(...paths.map((p) => firestore.doc(p))) : firestore.getAll(...paths.map((p) => firestore.doc(p)))));
+  const n = chainPaths.length;
+  const nodes = snapshots.slice(0, n);
+  const softDeleted = snapshots.slice(2 * n, 2 * n + recordPaths.length).some((record) => record.get("deletedAt") != null);
+  const granted = effectivePermissions(snapshots.slice(n, 2 * n).map((s) => s.get("permissions") as unknown));
+  const permissions = softDeleted ? new Set<Permission>() : granted;
+  const chain = nodes.map((s, i) => ({ path: chainPaths[i], data: s.data() ?? {} }));
+  const access: Access = { target, path: targetDocPath(target), chain, permissions, callerSoftDeleted: softDeleted && granted.size > 0 };
+  const docs = snapshots.slice(2 * n + recordPaths.length);
+  const unknownTarget = (): Resolution => {
+    if (permissions.size === 0) return { access, docs: [] }; // authorization refuses it as it would an existing target
+    throw notFound(notFoundMessage(target));
+  };
 
   if (target.kind === "tenant" || target.kind === "division") {
     const tenant = nodes[organizationId ? 1 : 0];
     const actualOrganization = tenant.exists ? ((tenant.get("organizationId") as string | null | undefined) ?? null) : undefined;
     if (tenant.exists && actualOrganization !== (organizationId ?? null)) {
       // The path named another organization (404), or the remembered one is stale: look again once.
-      if (target.organizationId || retried) throw notFound(notFoundMessage(target));
+      if (target.organizationId || retried) return unknownTarget();
       tenantOrganization.set(target.tenantId, actualOrganization ?? null);
       return resolveAccess(target, uid, reads, tx, true);
     }
   }
-  if (nodes.some((s) => !s.exists)) throw notFound(notFoundMessage(target));
-
-  const access: Access = {
-    target,
-    path: targetDocPath(target),
-    chain: nodes.map((s, i) => ({ path: chainPaths[i], data: s.data() ?? {} })),
-    permissions: effectivePermissions(grants),
-  };
-  return { access, docs: snapshots.slice(2 * chainPaths.length) };
+  if (nodes.some((s) => !s.exists)) return unknownTarget();
+  return { access, docs };
 }

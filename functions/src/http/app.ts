@@ -20,6 +20,11 @@ export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.E
   app.set("trust proxy", true);
   app.use(requestContext);
   app.use(helmet());
+  app.use((_req, res, next) => {
+    // Answers carry signed download URLs and user data: no browser or proxy may keep them.
+    res.set("Cache-Control", "no-store");
+    next();
+  });
   app.use(cors(corsOptions()));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();

@@ -13,7 +13,9 @@ export interface Caller {
   scheme: "bearer" | "basic";
 }
 
-const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="firebase", Basic realm="firebase", charset="UTF-8"' };
+// Bearer only: a Basic challenge would invite a browser to ask for a password and then send it, unasked,
+// with every request a page of another site makes here (CSRF). Basic still works for clients that send it.
+const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="firebase"' };
 const unauthorized = (message: string) => new HttpError(401, message, CHALLENGE);
 
 // --- Bearer: a Firebase ID token -------------------------------------------------------------
@@ -76,6 +78,14 @@ async function verifyToken(token: string): Promise<{ uid: string; authTime: numb
   }
 }
 
+/** Rejects a verified token whose user is gone or disabled, or that was issued before a revocation. */
+async function checkUserStatus(decoded: { uid: string; authTime: number }): Promise<void> {
+  const status = await userStatus(decoded.uid);
+  if (!status) throw unauthorized("The user of this ID token no longer exists.");
+  if (status.disabled) throw unauthorized("This user account is disabled.");
+  if (decoded.authTime < status.validAfterSeconds) throw unauthorized("The ID token has been revoked; sign in again.");
+}
+
 /**
  * Verifies the token's signature and claims (locally, against Google's cached public keys), then
  * rejects tokens of disabled users and tokens issued before a revocation. That second check asks
@@ -83,10 +93,7 @@ async function verifyToken(token: string): Promise<{ uid: string; authTime: numb
  */
 async function verifyBearer(token: string): Promise<Caller> {
   const decoded = await verifyToken(token);
-  const status = await userStatus(decoded.uid);
-  if (!status) throw unauthorized("The user of this ID token no longer exists.");
-  if (status.disabled) throw unauthorized("This user account is disabled.");
-  if (decoded.authTime < status.validAfterSeconds) throw unauthorized("The ID token has been revoked; sign in again.");
+  await checkUserStatus(decoded);
   return { uid: decoded.uid, scheme: "bearer" };
 }
 
@@ -95,9 +102,10 @@ async function verifyBearer(token: string): Promise<Caller> {
 // Successful credentials are remembered under an HMAC with a key that never leaves this
 // instance, so the cache holds no password and no reversible form of one.
 const credentialKey = randomBytes(32);
-const credentialCache = new TtlCache<string>(AUTH_CACHE_TTL_MS);
+const credentialCache = new TtlCache<{ uid: string; authTime: number }>(AUTH_CACHE_TTL_MS);
 const SIGN_IN_TIMEOUT_MS = 5_000;
 
+/** Signs in with Identity Toolkit; the answer's ID token is what identifies the caller. */
 async function signInWithPassword(email: string, password: string): Promise<string> {
   countBackendCall("auth");
   let res: Response;
@@ -105,7 +113,7 @@ async function signInWithPassword(email: string, password: string): Promise<stri
     res = await fetch(`${identityToolkitUrl()}/v1/accounts:signInWithPassword?key=${encodeURIComponent(params.webApiKey.value())}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email, password, returnSecureToken: false }),
+      body: JSON.stringify({ email, password, returnSecureToken: true }),
       signal: AbortSignal.timeout(SIGN_IN_TIMEOUT_MS),
     });
   } catch {
@@ -118,18 +126,24 @@ async function signInWithPassword(email: string, password: string): Promise<stri
 }
 
 interface SignInAnswer {
-  localId?: string;
+  idToken?: string;
+  mfaPendingCredential?: string;
   error?: { message?: string };
 }
 
 /**
- * What an Identity Toolkit `accounts:signInWithPassword` answer means for the caller: the uid, or
- * the error to answer with. Wrong credentials and disabled accounts are one 401 (no account
- * enumeration); rate limiting is the caller's 429; anything else (a bad API key, password sign-in
- * turned off, a 5xx) is ours to fix, so 503.
+ * What an Identity Toolkit `accounts:signInWithPassword` answer means for the caller: the ID token
+ * to verify, or the error to answer with. A password is only the first factor of a user enrolled in
+ * a second one (Identity Toolkit then answers 200 with a pending credential and no token): 401.
+ * Wrong credentials and disabled accounts are one 401 (no account enumeration); rate limiting is
+ * the caller's 429; anything else (a bad API key, password sign-in turned off, a 5xx) is ours to
+ * fix, so 503.
  */
 export function signInOutcome(status: number, body: SignInAnswer): string | HttpError {
-  if (status === 200 && typeof body.localId === "string" && body.localId.length > 0) return body.localId;
+  if (status === 200 && body.mfaPendingCredential !== undefined) {
+    return unauthorized("This account uses multi-factor authentication, which Basic credentials cannot complete: sign in with the Firebase Auth SDK and send its ID token as Bearer.");
+  }
+  if (status === 200 && typeof body.idToken === "string" && body.idToken.length > 0) return body.idToken;
   const reason = body.error?.message ?? "";
   if (reason.startsWith("TOO_MANY_ATTEMPTS_TRY_LATER")) {
     return new HttpError(429, "Too many failed sign-in attempts for this account; try again later.", { "Retry-After": "60" });
@@ -153,15 +167,21 @@ export function parseBasicCredentials(encoded: string): { email: string; passwor
   return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/**
+ * A Basic sign-in ends where a Bearer request starts: a verified ID token of a user who is neither
+ * disabled nor revoked. A success is remembered for AUTH_CACHE_TTL_MS, so a changed password stops
+ * working within that time; the user's status is checked on every request, as for Bearer.
+ */
 async function verifyBasic(encoded: string): Promise<Caller> {
   const { email, password } = parseBasicCredentials(encoded);
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
-  let uid = credentialCache.get(cacheKey);
-  if (!uid) {
-    uid = await signInWithPassword(email, password);
-    credentialCache.set(cacheKey, uid); // only on a fresh check: a hit must not extend the 60 s
+  let verified = credentialCache.get(cacheKey);
+  if (!verified) {
+    verified = await verifyToken(await signInWithPassword(email, password));
+    credentialCache.set(cacheKey, verified); // only on a fresh check: a hit must not extend the time
   }
-  return { uid, scheme: "basic" };
+  await checkUserStatus(verified);
+  return { uid: verified.uid, scheme: "basic" };
 }
 
 // --- The middleware ---------------------------------------------------------------------------

@@ -2,6 +2,10 @@ import express, { type RequestHandler } from "express";
 import { HttpError } from "./errors";
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The media type of a Content-Type header, lower case, without parameters. */
+const mediaType = (header: string) => header.split(";")[0].trim().toLowerCase();
 
 function declaredLength(req: express.Request): number {
   const raw = (req as { rawBody?: Buffer }).rawBody;
@@ -21,7 +25,10 @@ export function jsonBody(limit: number): RequestHandler[] {
     if (length > limit) {
       throw new HttpError(413, `The request body is ${length} bytes; the limit is ${limit} bytes.`);
     }
-    if (length > 0 && !req.is("application/json")) {
+    // A state-changing request with any other declared type is refused even when empty: a plain HTML form
+    // or a "simple" cross-site fetch can send text/plain or form types without a CORS preflight (CSRF).
+    const declared = req.headers["content-type"];
+    if ((length > 0 || (STATE_CHANGING.has(req.method) && declared !== undefined)) && mediaType(declared ?? "") !== "application/json") {
       throw new HttpError(415, "Request bodies must be JSON, sent with Content-Type: application/json.");
     }
     if (length > 0 && !METHODS_WITH_BODY.has(req.method)) {

@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { STORAGE_DEADLINE_MS, isEmulator } from "../config";
-import { defaultBucket } from "../firebase";
+import { defaultBucket, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
 import { withDeadline } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
 import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
+import { plainData } from "./plainData";
 import type { PrintableInstance } from "./render";
 
 /** Where generated PDFs live in the default bucket (SPEC.md section 8). */
@@ -84,7 +85,8 @@ async function storage<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-function printable(data: FirebaseFirestore.DocumentData): PrintableInstance {
+function printable(stored: FirebaseFirestore.DocumentData): PrintableInstance {
+  const data = plainData(stored, firestoreSdk()) as Record<string, unknown>;
   return {
     title: String(data.title ?? "Untitled"),
     objectTypeName: String(data.objectTypeName ?? ""),

@@ -25,8 +25,15 @@ describe("parseBasicCredentials", () => {
 });
 
 describe("signInOutcome", () => {
-  it("gives the uid of a successful sign-in", () => {
-    expect(signInOutcome(200, { localId: "uid-1" })).toBe("uid-1");
+  it("gives the ID token of a successful sign-in, which the caller is then verified with", () => {
+    expect(signInOutcome(200, { idToken: "header.payload.signature" })).toBe("header.payload.signature");
+  });
+
+  it("refuses a password that is only the first factor (a pending MFA credential, no token) with 401 naming Bearer", () => {
+    // The answer that let a password alone through before: 200, a uid, no ID token.
+    const outcome = signInOutcome(200, { mfaPendingCredential: "pending", localId: "uid-1" } as never);
+    expect(outcome).toMatchObject({ statusCode: 401, message: expect.stringMatching(/multi-factor.*Bearer/) });
+    expect(signInOutcome(200, { localId: "uid-1" } as never)).toMatchObject({ statusCode: 503 });
   });
 
   it.each(["INVALID_LOGIN_CREDENTIALS", "EMAIL_NOT_FOUND", "INVALID_PASSWORD", "USER_DISABLED", "INVALID_EMAIL", "MISSING_PASSWORD"])(

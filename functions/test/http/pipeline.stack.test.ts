@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getAuth } from "firebase-admin/auth";
+import { Timestamp } from "firebase-admin/firestore";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ID } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
@@ -38,10 +39,46 @@ async function freshUser(): Promise<{ uid: string; email: string; token: string 
 
 const rolesOf = (targetPath: string) => `${api}${targetPath}/roles`;
 
+/** A fresh user who is ADMIN on acme-north, so that a request either passes (200) or is refused (401). */
+async function freshAdmin(options: { multiFactor?: boolean } = {}): Promise<{ uid: string; email: string; password: string }> {
+  const uid = `pipeline-${randomUUID()}`;
+  const email = `${uid}@example.test`;
+  const password = "fresh-password";
+  const multiFactor = options.multiFactor ? { enrolledFactors: [{ factorId: "phone", phoneNumber: "+15555550100", displayName: "phone" }] } : undefined;
+  await adminAuth().createUser({ uid, email, password, emailVerified: true, multiFactor });
+  await firestore().doc(`tenants/acme-north/members/${uid}`).set({ permissions: ["ADMIN"] });
+  return { uid, email, password };
+}
+
+/** Milliseconds from now until `request` is first answered 401 (polling every 200 ms), failing after `limitMs`. */
+async function msUntilRefused(request: () => Promise<{ status: number }>, limitMs: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const { status } = await request();
+    const elapsed = performance.now() - started;
+    if (status === 401) return elapsed;
+    expect(status).toBe(200);
+    if (elapsed > limitMs) throw new Error(`still let through after ${Math.round(elapsed)} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe("authentication", () => {
   let adminToken: string;
   beforeAll(async () => {
     adminToken = await idTokenFor("north-admin@acme.test");
+  });
+
+  it("marks every answer Cache-Control: no-store (successes hold signed URLs and user data, errors too)", async () => {
+    const answers = await Promise.all([
+      call(rolesOf("/tenant/acme-north"), { auth: { bearer: adminToken } }),
+      call(`${printBase}/tenant/acme-north/print`, { method: "POST", auth: { bearer: adminToken }, body: { objectInstanceId: "inspection-short" } }),
+      call(rolesOf("/tenant/acme-north")),
+      call(`${api}/no-such-route`),
+      call(`${api}/openapi.json`),
+    ]);
+    expect(answers.map((res) => res.status)).toEqual([200, 201, 401, 404, 200]);
+    for (const res of answers) expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
   it("lets a valid Bearer token through the whole pipeline", async () => {
@@ -67,7 +104,8 @@ describe("authentication", () => {
   ])("refuses %s with 401, a challenge and a clear message", async (_name, header, message) => {
     const res = await call(rolesOf("/tenant/acme-north"), header ? { auth: { header } } : {});
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="firebase", Basic realm="firebase"/);
+    // Bearer only: a Basic challenge would make a browser ask for a password and resend it unasked (CSRF).
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="firebase"');
     expect(res.json).toEqual({ statusCode: 401, error: "Unauthorized", message: expect.stringMatching(message) });
   });
 
@@ -87,6 +125,34 @@ describe("authentication", () => {
     expect(res.status).toBe(401);
     expect(res.json.message).toMatch(/revoked/);
   });
+
+  it("refuses Basic credentials of a user enrolled in a second factor: the password alone is not enough (401 naming Bearer)", async () => {
+    const user = await freshAdmin({ multiFactor: true });
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader(user.email, user.password) } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/multi-factor authentication.*Bearer/);
+    // The same account without a second factor passes: the refusal is the second factor's.
+    await adminAuth().updateUser(user.uid, { multiFactor: { enrolledFactors: null } });
+    expect((await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader(user.email, user.password) } })).status).toBe(200);
+  });
+
+  it("stops trusting cached credentials within 10 s of a disable, a revocation or a password change (Basic and Bearer)", async () => {
+    const [disabled, revoked, changed] = await Promise.all([freshAdmin(), freshAdmin(), freshAdmin()]);
+    const revokedToken = await idTokenFor(revoked.email, revoked.password);
+    const basic = (u: { email: string; password: string }) => () => call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader(u.email, u.password) } });
+    const bearer = () => call(rolesOf("/tenant/acme-north"), { auth: { bearer: revokedToken } });
+    // Each passes first, so the instance that serves it has it cached.
+    for (const request of [basic(disabled), bearer, basic(changed)]) expect((await request()).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_100)); // revocation has one-second resolution
+    await Promise.all([
+      adminAuth().updateUser(disabled.uid, { disabled: true }),
+      adminAuth().revokeRefreshTokens(revoked.uid),
+      adminAuth().updateUser(changed.uid, { password: "a-new-password" }),
+    ]);
+    const limit = 10_000 + 1_000; // the documented bound (AUTH_CACHE_TTL_MS) plus one request's time
+    const elapsed = await Promise.all([msUntilRefused(basic(disabled), limit), msUntilRefused(bearer, limit), msUntilRefused(basic(changed), limit)]);
+    for (const ms of elapsed) expect(ms).toBeLessThanOrEqual(limit);
+  }, 40_000);
 
   it("refuses Basic credentials of a disabled user", async () => {
     const res = await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader("disabled@acme.test") } });
@@ -122,18 +188,33 @@ describe("target paths", () => {
   });
 
   it.each([
-    ["/organization/nope", /Organization 'nope' does not exist/],
-    ["/tenant/nope", /Tenant 'nope' does not exist/],
-    ["/site/nope", /Site 'nope' does not exist/],
     ["/organization/acme/tenant/solo", /No tenant 'solo' in organization 'acme'/],
     ["/organization/acme/tenant/nope", /No tenant 'nope' in organization 'acme'/],
     ["/tenant/acme-south/division/ops", /No division 'ops' in tenant 'acme-south'/],
     ["/organization/acme/tenant/acme-south/division/ops", /No division 'ops' in tenant 'acme-south' of organization 'acme'/],
-  ])("an unknown or inconsistent target %s is 404", async (targetPath, message) => {
+  ])("an unknown or inconsistent target %s is 404 for a caller with a grant on its chain", async (targetPath, message) => {
     const res = await call(rolesOf(targetPath), { auth: { bearer: orgAdmin } });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: expect.stringMatching(message) });
   });
+
+  it("a grant left on a target that no longer exists gets 404 there", async () => {
+    await firestore().doc("sites/gone-site/members/org-admin").set({ permissions: ["ADMIN"] });
+    const res = await call(rolesOf("/site/gone-site"), { auth: { bearer: orgAdmin } });
+    expect(res.status).toBe(404);
+    expect(res.json.message).toMatch(/Site 'gone-site' does not exist/);
+  });
+
+  it.each(["/organization/nope", "/tenant/nope", "/site/nope", "/tenant/nope/division/ops", "/organization/acme/tenant/solo", "/organization/solo-org/tenant/acme-north", "/tenant/acme-north/division/nope"])(
+    "%s answers a caller without a grant on its chain exactly as an existing target they have no grant on (no existence oracle)",
+    async (targetPath) => {
+      const stranger = { auth: { basic: "south-admin@acme.test" } }; // ADMIN on acme-south only
+      const existing = await call(rolesOf("/site/harbor"), stranger);
+      const probed = await call(rolesOf(targetPath), stranger);
+      expect(existing.status).toBe(401);
+      expect({ status: probed.status, body: probed.json }).toEqual({ status: existing.status, body: existing.json });
+    },
+  );
 
   it.each([
     ["/tenant/__x__", /Invalid tenant id: it is reserved/],
@@ -180,6 +261,45 @@ describe("authorization", () => {
     expect(res.json.message).toMatch(/PEOPLE_MANAGEMENT/);
   });
 
+  it("a soft-deleted user loses every grant: an ADMIN deleted in the tenant can no longer print, list or restore themselves", async () => {
+    const admin = await freshAdmin();
+    await firestore().doc(`tenants/acme-north/users/${admin.uid}`).set({ email: admin.email, deletedAt: null });
+    const as = { auth: { header: basicHeader(admin.email, admin.password) } };
+    expect((await call(rolesOf("/tenant/acme-north"), as)).status).toBe(200);
+    const other = { auth: { bearer: await idTokenFor("north-admin@acme.test") } };
+    expect((await call(`${api}/tenant/acme-north/user/${admin.uid}`, { method: "DELETE", ...other })).status).toBe(200);
+
+    const refusals = await Promise.all([
+      call(rolesOf("/tenant/acme-north"), as),
+      call(`${printBase}/tenant/acme-north/print`, { method: "POST", ...as, body: { objectInstanceId: "inspection-short" } }),
+      call(`${api}/tenant/acme-north/user/${admin.uid}/restore`, { method: "POST", ...as }),
+      call(`${printBase}/tenant/acme-north/division/ops/print`, { method: "POST", ...as, body: { objectInstanceId: "ops-checklist" } }),
+    ]);
+    for (const res of refusals) {
+      expect(res.status).toBe(401);
+      expect(res.json.message).toMatch(/user record here is deleted/);
+    }
+    expect((await firestore().doc(`tenants/acme-north/users/${admin.uid}`).get()).get("deletedAt")).not.toBeNull();
+  });
+
+  it("a record soft-deleted in the organization voids the grants on its tenants too", async () => {
+    const admin = await freshAdmin();
+    await firestore().doc(`organizations/acme/users/${admin.uid}`).set({ email: admin.email, deletedAt: Timestamp.now() });
+    const res = await call(rolesOf("/tenant/acme-north"), { auth: { header: basicHeader(admin.email, admin.password) } });
+    expect(res.status).toBe(401);
+  });
+
+  it("nobody deletes or restores themselves (400), and nothing changes", async () => {
+    const admin = await freshAdmin();
+    const record = firestore().doc(`tenants/acme-north/users/${admin.uid}`);
+    await record.set({ email: admin.email, deletedAt: null });
+    const as = { auth: { header: basicHeader(admin.email, admin.password) } };
+    const res = await call(`${api}/tenant/acme-north/user/${admin.uid}`, { method: "DELETE", ...as });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/cannot be deleted by themselves/);
+    expect((await record.get()).get("deletedAt")).toBeNull();
+  });
+
   it("an inherited flag lets the route through", async () => {
     // acme-north sets no PEOPLE_MANAGEMENT; organization acme turns it on. A user without a record gets
     // the route's own 404, which only a caller who passed authorization can see.
@@ -220,10 +340,18 @@ describe("validation after authorization", () => {
     expect(res.json.message).toMatch(/takes no request body/);
   });
 
-  it("an empty body is no body, whatever its content type", async () => {
-    const res = await call(`${api}/tenant/acme-north/user/nobody-at-all/restore`, { method: "POST", auth: { bearer: await token() }, body: "", headers: { "content-type": "text/plain" } });
-    expect(res.status).toBe(400);
-    expect(res.json.message).toMatch(/cannot be restored: there is no record/);
+  it("an empty body is no body when it is sent as JSON or without a type; any other type is 415 (a cross-site form)", async () => {
+    const bearer = await token();
+    const url = `${api}/tenant/acme-north/user/nobody-at-all/restore`;
+    for (const options of [{ body: "", headers: { "content-type": "application/json" } }, {}]) {
+      const res = await call(url, { method: "POST", auth: { bearer }, ...options });
+      expect(res.status).toBe(400);
+      expect(res.json.message).toMatch(/cannot be restored: there is no record/);
+    }
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+      const res = await call(url, { method: "POST", auth: { bearer }, body: "", headers: { "content-type": type } });
+      expect(res.status, type).toBe(415);
+    }
   });
 
   it("validation runs only for callers who may use the route (no 400 oracle for strangers)", async () => {

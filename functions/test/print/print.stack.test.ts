@@ -5,6 +5,7 @@ import { BUCKET, URLS } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
+import { pdfText } from "./pdfText";
 
 const printUrl = (target: string) => `${BASES.print.functionUrl}${target}/print`;
 const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
@@ -104,6 +105,37 @@ describe("POST /print/{target}/print", () => {
     const res = await print("/tenant/acme-north", id);
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/objectInstanceId/);
+  });
+
+  it("prints Firestore references, GeoPoints, Bytes and Timestamps deliberately, and no client internals", async () => {
+    const instanceId = `values-${Date.now()}`;
+    const db = firestore();
+    const { GeoPoint, Timestamp } = await import("firebase-admin/firestore");
+    await db.doc(`tenants/acme-north/objectInstances/${instanceId}`).set({
+      title: "Values",
+      objectTypeName: "Test",
+      sections: [
+        {
+          title: "S",
+          fields: [
+            { label: "Reference", type: "text", value: db.doc("tenants/acme-north/objectInstances/inspection-short") },
+            { label: "Place", type: "text", value: new GeoPoint(52.52, 13.405) },
+            { label: "Blob", type: "text", value: Buffer.from("secret-bytes") },
+            { label: "When", type: "datetime", value: Timestamp.fromMillis(Date.UTC(2026, 4, 4, 13, 45)) },
+            { label: "Nested", type: "text", value: { inner: [db.doc("sites/harbor")] } },
+          ],
+        },
+      ],
+    });
+    const res = await print("/tenant/acme-north", instanceId);
+    expect(res.status).toBe(201);
+    const text = (await pdfText((await download(res.json.data.downloadUrl)).bytes)).replace(/\s+/g, " ");
+    expect(text).toContain("tenants/acme-north/objectInstances/inspection-short");
+    expect(text).toContain("52.52° N, 13.405° E");
+    expect(text).toContain("(binary data, 12 bytes)");
+    expect(text).toContain("4 May 2026, 13:45 UTC");
+    expect(text).toContain("sites/harbor");
+    expect(text).not.toMatch(/secret-bytes|projectId|demo-print-admin|googleapis|_firestore|settings|version/i);
   });
 
   it("stores nothing readable without the token", async () => {

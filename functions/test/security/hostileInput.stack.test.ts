@@ -425,7 +425,7 @@ interface Tally {
 const tally: Tally = { requests: 0, dotPairs: 0, ours: 0, platform: new Map(), statuses: new Map() };
 
 /** Sends one hostile request and throws (with the request described) if its answer breaks a rule. */
-async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<void> {
+async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<RawResponse> {
   const path = `/${req.fn}/${req.segments.join("/")}${req.query !== undefined ? `?${req.query}` : ""}`;
   const origin = req.fn === "api" ? URLS.api : URLS.print;
   const describeRequest = () => `${req.method} ${path.slice(0, 300)} [${req.changes.join(" | ")}]`;
@@ -460,10 +460,11 @@ async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<vo
     const match = platform.find((p) => p.status === res.status && /^text\/html\b/.test(String(res.headers["content-type"])) && res.text.includes(`<pre>${p.text}</pre>`));
     if (!match) fail(`expected the platform's ${platform.map((p) => `${p.status} (${p.why})`).join(" or ")}`);
     tally.platform.set(match!.why, (tally.platform.get(match!.why) ?? 0) + 1);
-    return;
+    return res;
   }
   if (ourProblem) fail(`not our JSON error (${ourProblem})`);
   tally.ours++;
+  return res;
 }
 
 // --- Dot segments ---------------------------------------------------------------------------------
@@ -505,8 +506,27 @@ const resolvedPath = (origin: string, path: string) => {
 /** Requests per property; HOSTILE_SCALE=10 (for example) runs ten times as many, for a deeper search. */
 const SCALE = Math.max(1, Number(process.env.HOSTILE_SCALE ?? 1));
 const RUNS = Object.fromEntries(
-  Object.entries({ ids: 500, structure: 250, methods: 100, credentials: 400, query: 250, bodies: 450, dots: 100, mixed: 250 }).map(([k, v]) => [k, v * SCALE]),
-) as Record<"ids" | "structure" | "methods" | "credentials" | "query" | "bodies" | "dots" | "mixed", number>;
+  Object.entries({ ids: 500, structure: 250, methods: 100, credentials: 400, query: 250, bodies: 450, dots: 100, mixed: 250, csrf: 100 }).map(([k, v]) => [k, v * SCALE]),
+) as Record<"ids" | "structure" | "methods" | "credentials" | "query" | "bodies" | "dots" | "mixed" | "csrf", number>;
+
+// --- Cross-site requests ---------------------------------------------------------------------------
+
+/** Media types other than JSON: those a page of another site may send without a CORS preflight first. */
+const nonJsonType = fc.oneof(
+  fc.constantFrom("text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=----x", "TEXT/PLAIN", "application/jsonp", "application/json-seq", "text/json"),
+  fc.tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,20}$/)).map(([type, subtype]) => `${type}/${subtype}`).filter((t) => t !== "application/json"),
+);
+
+/** A state-changing request that would pass, sent with no body but a declared non-JSON type (a form post, say). */
+const crossSiteRequest = fc
+  .tuple(fc.constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf").chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))), nonJsonType)
+  .map(([{ route, form }, type]) => {
+    const req = validRequest(route, form);
+    req.headers["content-type"] = type;
+    req.body = undefined;
+    req.changes.push(`no body, Content-Type: ${type}`);
+    return req;
+  });
 
 describe("hostile input against the running functions (property-based)", () => {
   let firestoreBefore: Map<string, string>;
@@ -525,7 +545,7 @@ describe("hostile input against the running functions (property-based)", () => {
 
   const property = (breakers: fc.Arbitrary<Change>, numRuns: number, maxBreakers = 2) =>
     fc.assert(
-      fc.asyncProperty(hostileRequest(breakers, maxBreakers), (req) => sendAndCheck(req)),
+      fc.asyncProperty(hostileRequest(breakers, maxBreakers), async (req) => void (await sendAndCheck(req))),
       { numRuns, endOnFailure: false },
     );
 
@@ -551,6 +571,16 @@ describe("hostile input against the running functions (property-based)", () => {
 
   it(`hostile bodies (wrong types, deep nesting, huge arrays, not JSON, wrong content types): ${RUNS.bodies} requests`, async () => {
     await property(bodyChange, RUNS.bodies, 1);
+  }, 300_000);
+
+  it(`state-changing requests with no body but a non-JSON Content-Type (cross-site forms) are 415: ${RUNS.csrf} requests`, async () => {
+    await fc.assert(
+      fc.asyncProperty(crossSiteRequest, async (req) => {
+        const res = await sendAndCheck(req);
+        expect(res.status, req.changes.join(" | ")).toBe(415);
+      }),
+      { numRuns: RUNS.csrf, endOnFailure: false },
+    );
   }, 300_000);
 
   it("10 MB bodies: 8 requests", async () => {

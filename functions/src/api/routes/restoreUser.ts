@@ -14,8 +14,9 @@ export const restoreUser = defineRoute({
   reads: (scope) => [userRecord(scope)],
   transactional: true,
   response: { status: 201, description: "The user is restored.", schema: doneSchema(201) },
-  errors: { 400: "The user has no record in this target, or is not deleted (also: invalid ids)." },
+  errors: { 400: "The user has no record in this target, is not deleted, or is the caller (also: invalid ids)." },
   async handle({ caller, params: { userId }, docs: [record], tx }) {
+    if (userId === caller.uid) throw badRequest(`User '${userId}' cannot be restored by themselves: ask another administrator.`);
     // SPEC.md: 400 when the user cannot be restored, whatever the reason.
     if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
     if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);

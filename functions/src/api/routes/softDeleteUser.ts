@@ -16,8 +16,9 @@ export const softDeleteUser = defineRoute({
   reads: (scope) => [userRecord(scope)],
   transactional: true,
   response: { status: 200, description: "The user is soft-deleted.", schema: doneSchema(200) },
-  errors: { 400: "The user has no record in this target, or is already deleted (also: invalid ids)." },
+  errors: { 400: "The user has no record in this target, is already deleted, or is the caller (also: invalid ids)." },
   async handle({ caller, params: { userId }, docs: [record], tx }) {
+    if (userId === caller.uid) throw badRequest(`User '${userId}' cannot be deleted by themselves: ask another administrator.`);
     if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
     if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
     tx.update(record.ref, changedBy(caller.uid, "deleted"));

@@ -173,6 +173,8 @@ function jsonish(input: unknown, depth: number, seen: Set<object>): string {
   const instant = asInstant(value);
   if (instant) return JSON.stringify(formatDateTime(instant));
   if (seen.has(value) || depth >= 6) return Array.isArray(value) ? "[…]" : "{…}";
+  // Only plain data is walked: a class instance (a database client's object, say) may hold internals.
+  if (!Array.isArray(value) && ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return "{…}";
   seen.add(value);
   try {
     if (Array.isArray(value)) {
