@@ -70,6 +70,12 @@ export function sendgridBaseUrl(): string | undefined {
   return isEmulator() ? process.env.SENDGRID_API_URL : undefined;
 }
 
+/**
+ * Failed Basic sign-ins allowed per email, and per client address where the platform gives one, in
+ * a window that starts at the first failure; past them, 429 until the window ends (SECURITY.md, 3).
+ */
+export const SIGN_IN_FAILURE_LIMITS = { perEmail: 10, perAddress: 100, windowMs: 15 * 60 * 1000 };
+
 /** send-pdf: per user and target, at most this many sends in each fixed window (counted in Firestore). */
 export const SEND_PDF_LIMIT = { maxSends: 20, windowMs: 60 * 60 * 1000 };
 

@@ -17,7 +17,8 @@ import * as logs from "../logs";
 export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", true);
+  // Only the hop Google's front end appends to X-Forwarded-For; earlier hops are the caller's to forge.
+  app.set("trust proxy", 1);
   app.use(requestContext);
   app.use(helmet());
   app.use((_req, res, next) => {

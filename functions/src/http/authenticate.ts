@@ -1,10 +1,11 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { AUTH_CACHE_TTL_MS, identityToolkitUrl, params } from "../config";
 import { auth } from "../firebase";
 import { HttpError } from "./errors";
 import { withDeadline } from "./deadline";
 import { countBackendCall } from "./requestContext";
+import { clientAddress, recordFailure, refuseIfLimited } from "./signInLimit";
 import { TtlCache } from "./ttlCache";
 
 /** Who is calling, once authenticated. */
@@ -17,6 +18,13 @@ export interface Caller {
 // with every request a page of another site makes here (CSRF). Basic still works for clients that send it.
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="firebase"' };
 const unauthorized = (message: string) => new HttpError(401, message, CHALLENGE);
+
+/** Wrong email or password, or a disabled account: one indistinct 401, and a failure the sign-in limit counts. */
+class WrongCredentials extends HttpError {
+  constructor() {
+    super(401, "The email or password is incorrect, or the account is disabled.", CHALLENGE);
+  }
+}
 
 // --- Bearer: a Firebase ID token -------------------------------------------------------------
 
@@ -149,7 +157,7 @@ export function signInOutcome(status: number, body: SignInAnswer): string | Http
     return new HttpError(429, "Too many failed sign-in attempts for this account; try again later.", { "Retry-After": "60" });
   }
   if (status === 400 && /^(INVALID_LOGIN_CREDENTIALS|EMAIL_NOT_FOUND|INVALID_PASSWORD|USER_DISABLED|INVALID_EMAIL|MISSING_PASSWORD)\b/.test(reason)) {
-    return unauthorized("The email or password is incorrect, or the account is disabled.");
+    return new WrongCredentials();
   }
   return new HttpError(503, "Password authentication is unavailable; try again shortly or use a Bearer ID token.");
 }
@@ -172,12 +180,20 @@ export function parseBasicCredentials(encoded: string): { email: string; passwor
  * disabled nor revoked. A success is remembered for AUTH_CACHE_TTL_MS, so a changed password stops
  * working within that time; the user's status is checked on every request, as for Bearer.
  */
-async function verifyBasic(encoded: string): Promise<Caller> {
+async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const { email, password } = parseBasicCredentials(encoded);
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
   if (!verified) {
-    verified = await verifyToken(await signInWithPassword(email, password));
+    const counters = await refuseIfLimited(email, clientAddress(req));
+    let idToken: string;
+    try {
+      idToken = await signInWithPassword(email, password);
+    } catch (error) {
+      if (error instanceof WrongCredentials) await recordFailure(counters);
+      throw error;
+    }
+    verified = await verifyToken(idToken);
     credentialCache.set(cacheKey, verified); // only on a fresh check: a hit must not extend the time
   }
   await checkUserStatus(verified);
@@ -198,7 +214,7 @@ export const authenticate: RequestHandler = async (req, res, next) => {
       res.locals.caller = await verifyBearer(credentials);
       break;
     case "basic":
-      res.locals.caller = await verifyBasic(credentials);
+      res.locals.caller = await verifyBasic(credentials, req);
       break;
     default:
       throw unauthorized(`Unsupported authorization scheme; use Bearer or Basic.`);

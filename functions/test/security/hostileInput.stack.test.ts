@@ -24,20 +24,24 @@ const H = { org: `hx-org-${r}`, tenant: `hx-tenant-${r}`, division: `hx-division
 const PASSWORD = `hx-password-${r}`;
 const ADMIN = { uid: `hx-admin-${r}`, email: `hx-admin-${r}@hx.test` };
 const NOBODY = { uid: `hx-nobody-${r}`, email: `hx-nobody-${r}@hx.test` };
+/** The account whose password the generated requests guess: the sign-in limit locks it, never ADMIN. */
+const GUESSED = { uid: `hx-guessed-${r}`, email: `hx-guessed-${r}@hx.test` };
 const USER = `hx-user-${r}`;
 const INSTANCE = "hx-doc";
 /** Ids a hostile id must never be: with them a request could be valid. */
-const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, ADMIN.uid, NOBODY.uid]);
+const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, ADMIN.uid, NOBODY.uid, GUESSED.uid]);
 const ALL = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"];
 
 const FIXTURE = {
   users: [
     { uid: ADMIN.uid, email: ADMIN.email, password: PASSWORD },
     { uid: NOBODY.uid, email: NOBODY.email, password: PASSWORD },
+    { uid: GUESSED.uid, email: GUESSED.email, password: PASSWORD },
   ],
   documents: {
     [`organizations/${H.org}`]: { name: "Hostile org", features: { PEOPLE_MANAGEMENT: true } },
     [`organizations/${H.org}/members/${ADMIN.uid}`]: { permissions: ALL },
+    [`organizations/${H.org}/members/${GUESSED.uid}`]: { permissions: ALL },
     [`organizations/${H.org}/users/${USER}`]: { email: `${USER}@hx.test`, deletedAt: null },
     [`tenants/${H.tenant}`]: { name: "Hostile tenant", organizationId: H.org, features: {} },
     [`tenants/${H.tenant}/users/${USER}`]: { email: `${USER}@hx.test`, deletedAt: null },
@@ -208,9 +212,9 @@ const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const brokenAuthorization: fc.Arbitrary<string | string[] | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.constantFrom("", " ", "Bearer", "Bearer ", "Basic", "Basic ", "Negotiate abc", "Digest username=x", "bearer x.y.z", "Bearer a b", "Basic !!!", "Basic ===", "Basic Og==",
-    `Basic ${b64("no-colon")}`, `Basic ${b64(":password")}`, `Basic ${b64(`${ADMIN.email}:`)}`, `Basic ${b64(`${ADMIN.email}:wrong-${r}`)}`, `Basic ${b64(`${ADMIN.email.toUpperCase()}:${PASSWORD}x`)}`,
+    `Basic ${b64("no-colon")}`, `Basic ${b64(":password")}`, `Basic ${b64(`${ADMIN.email}:`)}`, `Basic ${b64(`${GUESSED.email}:wrong-${r}`)}`, `Basic ${b64(`${GUESSED.email.toUpperCase()}:${PASSWORD}x`)}`,
     `Basic ${b64(`${NOBODY.email}:${PASSWORD}`)}`, // authenticated, no grant
-    `Basic ${b64(`${ADMIN.email}\u0000:${PASSWORD}`)}`, `Basic ${b64(`${ADMIN.email}:${PASSWORD}\u0000`)}`,
+    `Basic ${b64(`${ADMIN.email}\u0000:${PASSWORD}`)}`, `Basic ${b64(`${GUESSED.email}:${PASSWORD}\u0000`)}`,
     `Bearer ${b64('{"alg":"none"}')}.${b64(`{"sub":"${ADMIN.uid}","user_id":"${ADMIN.uid}"}`)}.`, "Bearer eyJhbGciOiJIUzI1NiJ9.e30.ZRrHA1JJJW8opsbCGfG_HACGpVUMN_a9IV7pAx_Zmeo"),
   fc.string({ unit: "grapheme-ascii", maxLength: 200 }).map((s) => s.replace(/[\r\n]/g, "")),
   fc.string({ unit: "grapheme-ascii", maxLength: 300 }).map((s) => `Bearer ${s.replace(/[\r\n]/g, "")}`),

@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import type { Request } from "express";
+import { SIGN_IN_FAILURE_LIMITS } from "../config";
+import { db, firestoreSdk } from "../firebase";
+import { firestoreCall } from "./deadline";
+import { HttpError } from "./errors";
+
+// Failed Basic sign-ins, counted in Firestore so that the limit holds across instances, before
+// Identity Toolkit's own lockout (which would lock the account everywhere). Failures are counted in
+// fixed windows of SIGN_IN_FAILURE_LIMITS.windowMs; a sign-in is refused (429) while the current and
+// the previous window together hold the limit, so no span of one window ever sees more failures than
+// the limit, and a lock lasts at most two windows. A fresh sign-in costs one read (a cached success
+// none); a failure one batched increment (atomic: a burst of failures never contends on a counter).
+// Documents are named by a hash: they hold no email and no address.
+
+/** The address the platform saw the request come from: the last X-Forwarded-For hop, which Google's front end appends (a caller can only add hops before it). */
+export function clientAddress(req: Request): string | undefined {
+  const header = req.headers["x-forwarded-for"];
+  const hops = [header ?? []].flat().join(",").split(",").map((hop) => hop.trim()).filter(Boolean);
+  return hops.at(-1);
+}
+
+interface Counter {
+  /** Hash of what is counted; a window's document is `signInFailures/{key}_{window}`. */
+  key: string;
+  max: number;
+  refusal: string;
+}
+
+function counters(email: string, address: string | undefined): Counter[] {
+  const key = (kind: string, value: string) => createHash("sha256").update(`${kind}\u0000${value}`).digest("hex");
+  const { perEmail, perAddress } = SIGN_IN_FAILURE_LIMITS;
+  const list = [{ key: key("email", email.trim().toLowerCase()), max: perEmail, refusal: "Too many failed sign-ins for this email" }];
+  // Unknown address (the functions emulator sends none): the per-email limit alone applies.
+  if (address) list.push({ key: key("address", address), max: perAddress, refusal: "Too many failed sign-ins from this address" });
+  return list;
+}
+
+const counterDoc = (key: string, window: number) => db().doc(`signInFailures/${key}_${window}`);
+
+/** The counters of one sign-in attempt, read before it (refuseIfLimited), written after a failure (recordFailure). */
+export interface AttemptCounters {
+  keys: string[];
+  window: number;
+}
+
+/** Refuses (429, Retry-After) a sign-in for an email or address whose failures reached the limit. */
+export async function refuseIfLimited(email: string, address: string | undefined, now = Date.now()): Promise<AttemptCounters> {
+  const { windowMs } = SIGN_IN_FAILURE_LIMITS;
+  const list = counters(email, address);
+  const window = Math.floor(now / windowMs);
+  const snapshots = await firestoreCall(() => db().getAll(...list.flatMap((c) => [counterDoc(c.key, window - 1), counterDoc(c.key, window)])));
+  list.forEach((counter, i) => {
+    const [previous, current] = [snapshots[2 * i], snapshots[2 * i + 1]].map((snapshot) => Number(snapshot.get("count") ?? 0));
+    if (previous + current < counter.max) return;
+    // Free again once the failures still counted fall below the limit: after this window, or the next.
+    const freeAt = (window + (current < counter.max ? 1 : 2)) * windowMs;
+    const seconds = Math.ceil((freeAt - now) / 1000);
+    throw new HttpError(429, `${counter.refusal}; try again in ${seconds} s, or sign in with the Firebase Auth SDK and send a Bearer ID token.`, { "Retry-After": String(seconds) });
+  });
+  return { keys: list.map((c) => c.key), window };
+}
+
+/** Counts one failed sign-in against the email and the address. */
+export async function recordFailure({ keys, window }: AttemptCounters): Promise<void> {
+  const { FieldValue, Timestamp } = firestoreSdk();
+  const batch = db().batch();
+  // expireAt: a Firestore TTL policy on it deletes counters once they no longer count (README, Deploying).
+  const expireAt = Timestamp.fromMillis((window + 2) * SIGN_IN_FAILURE_LIMITS.windowMs);
+  for (const key of keys) batch.set(counterDoc(key, window), { count: FieldValue.increment(1), expireAt }, { merge: true });
+  await firestoreCall(() => batch.commit());
+}

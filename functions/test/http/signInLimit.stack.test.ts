@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import { getAuth } from "firebase-admin/auth";
+import { describe, expect, it } from "vitest";
+import { SIGN_IN_FAILURE_LIMITS } from "../../src/config";
+import { stackAdminApp } from "../../stack/seedStack";
+import { firestore } from "../api/fixtures";
+import { BASES, basicHeader, call, idTokenFor } from "../helpers";
+
+// The failed-sign-in limit of Basic credentials (src/http/signInLimit.ts), through the stack: counted
+// in Firestore across instances, per email and per client address (the last X-Forwarded-For hop).
+
+const roles = `${BASES.api.functionUrl}/tenant/acme-north/roles`;
+const { perEmail, perAddress, windowMs } = SIGN_IN_FAILURE_LIMITS;
+
+/** A fresh ADMIN of acme-north with its own email, so that its failures are its own. */
+async function freshAdmin(): Promise<{ uid: string; email: string; password: string }> {
+  const uid = `limit-${randomUUID()}`;
+  const user = { uid, email: `${uid}@example.test`, password: "right-password" };
+  await getAuth(stackAdminApp()).createUser(user);
+  await firestore().doc(`tenants/acme-north/members/${uid}`).set({ permissions: ["ADMIN"] });
+  return user;
+}
+
+const attempt = (email: string, password: string, address?: string) =>
+  call(roles, { auth: { header: basicHeader(email, password) }, headers: address ? { "x-forwarded-for": address } : {} });
+
+describe("failed Basic sign-ins", () => {
+  it(`lock an email after ${perEmail} failures in the window: then 429 with Retry-After, even for the right password; Bearer still works`, async () => {
+    const user = await freshAdmin();
+    expect((await attempt(user.email, user.password)).status).toBe(200);
+    for (let i = 0; i < perEmail; i++) expect((await attempt(user.email, `guess-${i}`)).status).toBe(401);
+
+    for (const password of ["guess-next", user.password]) {
+      // Another spelling of the same email is the same account.
+      const res = await attempt(user.email.toUpperCase(), password);
+      expect(res.status).toBe(429);
+      expect(res.json.message).toMatch(/Too many failed sign-ins for this email; try again in \d+ s, or sign in with the Firebase Auth SDK and send a Bearer ID token/);
+      const retryAfter = Number(res.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual((2 * windowMs) / 1000); // at most two windows (src/http/signInLimit.ts)
+    }
+    const bearer = await call(roles, { auth: { bearer: await idTokenFor(user.email, user.password) } });
+    expect(bearer.status).toBe(200);
+    // Another account is not affected.
+    expect((await attempt("north-admin@acme.test", "demo-password")).status).toBe(200);
+  });
+
+  it("are counted under hashed ids that hold neither the email nor the address", async () => {
+    const user = await freshAdmin();
+    await attempt(user.email, "wrong", "198.51.100.23");
+    const counters = await firestore().collection("signInFailures").get();
+    expect(counters.size).toBeGreaterThan(0);
+    for (const doc of counters.docs) {
+      expect(doc.id).toMatch(/^[0-9a-f]{64}_\d+$/);
+      expect(Object.keys(doc.data()).sort()).toEqual(["count", "expireAt"]);
+      expect(JSON.stringify(doc.data())).not.toMatch(/example\.test|198\.51/);
+    }
+  });
+
+  it(`lock a client address after ${perAddress} failures, whatever the emails; the address is the last X-Forwarded-For hop, earlier hops are ignored`, async () => {
+    const address = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    const run = randomUUID();
+    // Ten at a time: the functions emulator starts a worker for every request it has to wait for.
+    for (let i = 0; i < perAddress; i += 10) {
+      const failures = Array.from({ length: Math.min(10, perAddress - i) }, (_, j) => attempt(`nobody-${run}-${i + j}@example.test`, "wrong", `10.0.0.${j}, ${address}`));
+      for (const res of await Promise.all(failures)) expect(res.status).toBe(401);
+    }
+
+    const user = await freshAdmin();
+    const locked = await attempt(user.email, user.password, `192.0.2.1, ${address}`);
+    expect(locked.status).toBe(429);
+    expect(locked.json.message).toMatch(/Too many failed sign-ins from this address/);
+    // The same account from another address, or with the locked address only as a forged earlier hop, is fine.
+    expect((await attempt(user.email, user.password, `${address}, 192.0.2.1`)).status).toBe(200);
+  });
+
+  it("with no address (the functions emulator gives none), only the email's failures count", async () => {
+    const user = await freshAdmin();
+    for (let i = 0; i < perEmail - 1; i++) expect((await attempt(user.email, `guess-${i}`)).status).toBe(401);
+    expect((await attempt(user.email, user.password)).status).toBe(200);
+  });
+});
