@@ -7,8 +7,10 @@ import type { Access } from "../http/access";
 import { withDeadline } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
+import { TtlCache } from "../http/ttlCache";
 import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
+import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExceeded } from "./limits";
 import { plainData } from "./plainData";
 import type { PrintableInstance } from "./render";
 
@@ -87,11 +89,39 @@ async function storage<T>(operation: () => Promise<T>): Promise<T> {
 
 function printable(stored: FirebaseFirestore.DocumentData): PrintableInstance {
   const data = plainData(stored, firestoreSdk()) as Record<string, unknown>;
+  assertWithinLimits(data);
   return {
     title: String(data.title ?? "Untitled"),
     objectTypeName: String(data.objectTypeName ?? ""),
     sections: Array.isArray(data.sections) ? data.sections : [],
   };
+}
+
+/**
+ * Versions of instances (by PDF object name) whose render failed, with the answer given: a retry is
+ * answered at once instead of rendering again. A new version of the instance has another name.
+ */
+const FAILED_RENDER_TTL_MS = 10 * 60 * 1000;
+const failedRenders = new TtlCache<HttpError>(FAILED_RENDER_TTL_MS, 1_000);
+
+/** The answer to a failed render, remembered for the instance version: a limit's 422, or 422 for a renderer fault (logged). */
+function rememberFailure(storagePath: string, error: unknown): HttpError {
+  const answer = error instanceof HttpError ? error : new HttpError(422, "The object instance could not be printed.");
+  if (!(error instanceof HttpError)) logs.unexpectedError(error);
+  failedRenders.set(storagePath, answer);
+  return answer;
+}
+
+/**
+ * Renders run one at a time per instance: a render is CPU work on the instance's one vCPU, so running
+ * several at once gains nothing, and one at a time bounds the memory renders take together to one
+ * render's (about 250 MiB above the process at most, within PRINT_LIMITS) whatever the concurrency setting.
+ */
+let renderQueue: Promise<unknown> = Promise.resolve();
+function oneRenderAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = renderQueue.then(work, work);
+  renderQueue = run.catch(() => undefined);
+  return run;
 }
 
 /** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
@@ -104,9 +134,16 @@ export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstan
 export async function pdfOfInstance(access: Access, instance: DocumentSnapshot): Promise<StoredPdf> {
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
-
-  const data = printable(instance.data()!);
   const storagePath = pdfObjectName(access, instanceId, instance);
+  const failed = failedRenders.get(storagePath);
+  if (failed) throw failed;
+
+  let data: PrintableInstance;
+  try {
+    data = printable(instance.data()!);
+  } catch (error) {
+    throw rememberFailure(storagePath, error);
+  }
   const file = defaultBucket().file(storagePath);
   // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
   const metadata = await storage(() =>
@@ -128,8 +165,14 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
   // request served from a stored PDF never needs it.
-  const { renderInstancePdf } = await import("./render");
-  const pdf = await renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date() });
+  const { renderInstancePdf, PageLimitExceeded } = await import("./render");
+  let pdf: Awaited<ReturnType<typeof renderInstancePdf>>;
+  try {
+    pdf = await oneRenderAtATime(() => renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages }));
+    assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
+  } catch (error) {
+    throw rememberFailure(storagePath, error instanceof PageLimitExceeded ? pageLimitExceeded() : error);
+  }
   logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started);
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;

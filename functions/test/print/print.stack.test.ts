@@ -138,6 +138,33 @@ describe("POST /print/{target}/print", () => {
     expect(text).not.toMatch(/secret-bytes|projectId|demo-print-admin|googleapis|_firestore|settings|version/i);
   });
 
+  it("refuses a document past the renderer's limits with 422 naming the limit, stores nothing, and keeps serving", async () => {
+    const instanceId = `huge-${Date.now()}`;
+    const columns = Array.from({ length: 1_000 }, (_, i) => `C${i}`);
+    // The review's 5 KB document: a table of 1,000 x 1,000 empty cells blocked the instance for seconds, 3,000 rows ran it out of memory.
+    const rows = Array.from({ length: 3_000 }, () => ({ cells: [] as string[] }));
+    rows[0].cells = columns.map(() => "");
+    await firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`).set({ title: "Huge", objectTypeName: "Grid", sections: [{ title: "S", fields: [{ label: "Grid", type: "table", value: { columns, rows } }] }] });
+    const before = (await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/${instanceId}/` }))[0].length;
+    for (let i = 0; i < 2; i++) {
+      const res = await print("/tenant/acme-north", instanceId);
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({ statusCode: 422, error: "Unprocessable Entity", message: "The object instance is too large to print: it has 1,000 columns in one table; the limit is 100." });
+    }
+    expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/${instanceId}/` }))[0].length).toBe(before);
+    expect((await print("/tenant/acme-north", "inspection-short")).status).toBe(201);
+  });
+
+  it("prints a document at the renderer's limits (25,000 table cells of 39 characters: 1,000,000 characters)", async () => {
+    const instanceId = `at-limits-${Date.now()}`;
+    const columns = Array.from({ length: 25 }, (_, i) => `Column ${i}`);
+    const rows = Array.from({ length: 1_000 }, () => ({ cells: columns.map(() => "abcdefghij abcdefghij abcdefghij abcdef") }));
+    await firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`).set({ title: "At the limits", objectTypeName: "Grid", sections: [{ title: "S", fields: [{ label: "Grid", type: "table", value: { columns, rows } }] }] });
+    const res = await print("/tenant/acme-north", instanceId);
+    expect(res.status).toBe(201);
+    expect(res.json.data.pageCount).toBeGreaterThan(200);
+  });
+
   it("stores nothing readable without the token", async () => {
     const res = await print("/tenant/acme-north", "inspection-short");
     const withoutToken = res.json.data.downloadUrl.replace(/&token=.*$/, "");

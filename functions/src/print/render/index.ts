@@ -10,7 +10,7 @@ export type {
   RenderedPdf,
   RenderOptions,
 } from "./types";
-export { renderInstancePdf, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
 export {
   PRINT_LOCALE,
   PRINT_TIME_ZONE,

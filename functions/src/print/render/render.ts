@@ -76,12 +76,23 @@ interface Style {
   color: string;
 }
 
+/** Thrown while laying out a document that would take more pages than `RenderOptions.maxPages`. */
+export class PageLimitExceeded extends Error {
+  constructor(readonly maxPages: number) {
+    super(`The document takes more than ${maxPages} pages.`);
+    this.name = "PageLimitExceeded";
+  }
+}
+
 class Canvas {
   readonly pages: string[][] = [];
   private ops: string[] = [];
   y = FIRST_TOP;
 
-  constructor(private readonly runningTitle: () => string) {
+  constructor(
+    private readonly runningTitle: () => string,
+    private readonly maxPages: number,
+  ) {
     this.pages.push(this.ops);
   }
 
@@ -93,6 +104,8 @@ class Canvas {
   static readonly freshCapacity = CONTINUATION_TOP - CONTENT_BOTTOM;
 
   newPage(): void {
+    // Checked while laying out: narrow columns of wrapped cells can make a small document thousands of pages long.
+    if (this.pages.length >= this.maxPages) throw new PageLimitExceeded(this.maxPages);
     this.ops = [];
     this.pages.push(this.ops);
     this.y = CONTINUATION_TOP;
@@ -483,7 +496,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
         `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
     }
     return runningHeader;
-  });
+  }, options.maxPages ?? Infinity);
 
   // Header: title, object type, target.
   placeRow(canvas, {

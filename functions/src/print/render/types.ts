@@ -45,6 +45,8 @@ export interface RenderOptions {
   targetName: string;
   /** The generation time: printed in the footer and used as the PDF's creation and modification date. */
   generatedAt: Date;
+  /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
+  maxPages?: number;
 }
 
 export interface RenderedPdf {

@@ -35,7 +35,7 @@ export const print = defineRoute({
       }),
     }),
   },
-  errors: { 404: "No such object instance in this target.", 503: "Cloud Storage unavailable." },
+  errors: { 404: "No such object instance in this target.", 422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.", 503: "Cloud Storage unavailable." },
   async handle({ access, docs: [instance] }) {
     const pdf = await pdfOfInstance(access, instance);
     const { url, expiresAt } = await downloadUrl(pdf);

@@ -62,6 +62,7 @@ export const sendPdf = defineRoute({
   errors: {
     404: "No such object instance in this target.",
     413: "The PDF is over 20 MB, too large to email.",
+    422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
     429: "The user's send quota on this target is spent (Retry-After says for how long).",
     502: "SendGrid refused or failed the email.",
     503: "Email is not configured, or Cloud Storage is unavailable.",

@@ -1,0 +1,58 @@
+/**
+ * The largest documents the renderer accepts (src/print/limits.ts) and some it refuses: time, pages,
+ * size and peak memory of each, every document in a fresh process, as the print function renders it
+ * (lib/, compiled). Run after `npm run build`:  npm run bench:limits   (figures go to RELIABILITY.md)
+ */
+import { execFileSync } from "node:child_process";
+import { FUNCTIONS_DIR } from "./cases";
+
+interface Case {
+  name: string;
+  /** Source of an expression building the instance, evaluated in the worker process. */
+  build: string;
+}
+
+const table = (columns: number, rows: number, cell: string) =>
+  `({ title: "Limits", objectTypeName: "Bench", sections: [{ title: "S", fields: [{ label: "Table", type: "table", value: { columns: Array.from({ length: ${columns} }, (_, i) => "Column " + i), rows: Array.from({ length: ${rows} }, () => ({ cells: Array.from({ length: ${columns} }, () => ${JSON.stringify(cell)}) })) } }] }] })`;
+
+const CASES: Case[] = [
+  { name: "at the column and cell limits: 100 columns x 250 rows, 8-character cells", build: table(100, 250, "abcdefgh") },
+  { name: "at the cell and character limits: 25 columns x 1,000 rows, cells of 39 characters", build: table(25, 1_000, "abcdefghij abcdefghij abcdefghij abcdef") },
+  { name: "at the row limit: 1 column x 10,000 rows", build: table(1, 10_000, "a row of the only column") },
+  { name: "at the character limit: 10 longtext fields of 99,000 characters", build: `({ title: "Limits", objectTypeName: "Bench", sections: [{ title: "S", fields: Array.from({ length: 10 }, () => ({ label: "Text", type: "longtext", value: "lorem ipsum dolor sit amet ".repeat(3666) })) }] })` },
+  { name: "at the field limit: 10,000 short fields in 100 sections", build: `({ title: "Limits", objectTypeName: "Bench", sections: Array.from({ length: 100 }, (_, s) => ({ title: "Section " + s, fields: Array.from({ length: 100 }, (_, i) => ({ label: "Field " + i, type: "text", value: "value " + i })) })) })` },
+  { name: "refused (422) at page 501: 100 narrow columns x 10,000 rows of one wrapped cell (5,000 pages, 9 s and 2 GiB unbounded)", build: `({ title: "Limits", objectTypeName: "Bench", sections: [{ title: "S", fields: [{ label: "Table", type: "table", value: { columns: Array.from({ length: 100 }, (_, i) => "C" + i), rows: Array.from({ length: 10000 }, () => ({ cells: ["a cell with a few words in it"] })) } }] }] })` },
+  { name: "refused (422): the review's 1,000 x 1,000 empty table", build: table(1_000, 1_000, "") },
+  { name: "refused (422): 1,000 x 3,000 empty cells (ran the instance out of memory before)", build: table(1_000, 3_000, "") },
+];
+
+const WORKER = `
+const { renderInstancePdf } = require("./lib/print/render");
+const { PRINT_LIMITS, assertWithinLimits, assertPdfWithinLimits, pageLimitExceeded } = require("./lib/print/limits");
+const instance = BUILD;
+const started = performance.now();
+(async () => {
+  let outcome;
+  try {
+    assertWithinLimits(instance);
+    const pdf = await renderInstancePdf(instance, { instanceId: "bench", targetName: "Bench", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages }).catch((error) => {
+      throw error.name === "PageLimitExceeded" ? pageLimitExceeded() : error;
+    });
+    assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
+    outcome = { status: 201, pages: pdf.pageCount, bytes: pdf.bytes.length };
+  } catch (error) {
+    outcome = { status: error.statusCode ?? 500, message: error.message };
+  }
+  console.log(JSON.stringify({ ...outcome, ms: performance.now() - started, peakRssMiB: process.resourceUsage().maxRSS / 1024 }));
+})();
+`;
+
+console.log("| document | answer | ms | pages | PDF | peak RSS MiB |");
+console.log("| --- | --- | ---: | ---: | ---: | ---: |");
+for (const c of CASES) {
+  const out = execFileSync(process.execPath, ["-e", WORKER.replace("BUILD", c.build)], { cwd: FUNCTIONS_DIR, encoding: "utf8", maxBuffer: 1 << 20 });
+  const r = JSON.parse(out.trim().split("\n").at(-1)!) as { status: number; pages?: number; bytes?: number; message?: string; ms: number; peakRssMiB: number };
+  const answer = r.status === 201 ? "201" : `${r.status}: ${r.message}`;
+  const size = r.bytes === undefined ? "" : `${(r.bytes / 1024 / 1024).toFixed(2)} MiB`;
+  console.log(`| ${c.name} | ${answer} | ${r.ms.toFixed(0)} | ${r.pages ?? ""} | ${size} | ${r.peakRssMiB.toFixed(0)} |`);
+}

@@ -1,0 +1,95 @@
+import { MAX_ATTACHMENT_BYTES } from "../config";
+import { HttpError } from "../http/errors";
+
+/**
+ * The most an object instance may ask of the renderer (SECURITY.md, 9; RELIABILITY.md has the
+ * figures). Rendering is synchronous CPU work in the function's process: without bounds one
+ * document of a few KB (a table of 1,000 x 3,000 empty cells) blocked an instance for seconds and
+ * then ran it out of memory, with every other tenant's requests on it. Each bound sits far above
+ * any real form (the demo's 22-page audit uses at most a tenth of each); the costliest document
+ * within them renders in under 1 s with a peak of about 350 MiB (bench/limits.ts, RELIABILITY.md).
+ */
+export const PRINT_LIMITS = {
+  /** Sections and fields, counted over the whole instance. */
+  sections: 1_000,
+  fields: 10_000,
+  /** Columns of one table; rows and cells of every table together. */
+  tableColumns: 100,
+  tableRows: 10_000,
+  tableCells: 25_000,
+  /** Characters of every string in the instance (titles, labels, values, cells), and values in all. */
+  characters: 1_000_000,
+  values: 200_000,
+  /**
+   * Pages of the PDF, checked while laying out (narrow columns of wrapped cells can make a small
+   * document thousands of pages long), and its size (a PDF mailed by send-pdf must fit SendGrid's request).
+   */
+  pages: 500,
+  pdfBytes: MAX_ATTACHMENT_BYTES,
+} as const;
+
+type Measure = Record<"sections" | "fields" | "tableColumns" | "tableRows" | "tableCells" | "characters" | "values", number>;
+
+const WHAT: Record<keyof Measure, string> = {
+  sections: "sections",
+  fields: "fields",
+  tableColumns: "columns in one table",
+  tableRows: "table rows",
+  tableCells: "table cells",
+  characters: "characters of text",
+  values: "values",
+};
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const field = (value: unknown, key: string): unknown => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined);
+
+/** Counts what the limits bound, in plain data (src/print/plainData.ts): strings, numbers, arrays and plain objects. */
+export function measureInstance(instance: unknown): Measure {
+  const m: Measure = { sections: 0, fields: 0, tableColumns: 0, tableRows: 0, tableCells: 0, characters: 0, values: 0 };
+  const walk = (value: unknown): void => {
+    m.values++;
+    if (typeof value === "string") m.characters += value.length;
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+      for (const [key, item] of Object.entries(value)) {
+        m.characters += key.length;
+        walk(item);
+      }
+    }
+  };
+  walk(instance);
+  for (const section of asArray(field(instance, "sections"))) {
+    m.sections++;
+    for (const f of asArray(field(section, "fields"))) {
+      m.fields++;
+      if (field(f, "type") !== "table") continue;
+      const table = field(f, "value");
+      const rows = asArray(field(table, "rows"));
+      m.tableColumns = Math.max(m.tableColumns, asArray(field(table, "columns")).length);
+      m.tableRows += rows.length;
+      for (const row of rows) m.tableCells += Array.isArray(row) ? row.length : asArray(field(row, "cells")).length;
+    }
+  }
+  return m;
+}
+
+const tooLarge = (what: string, has: number, limit: number) =>
+  new HttpError(422, `The object instance is too large to print: it has ${has.toLocaleString("en-GB")} ${what}; the limit is ${limit.toLocaleString("en-GB")}.`);
+
+/** Throws 422 naming the first limit the instance exceeds. */
+export function assertWithinLimits(instance: unknown): void {
+  const measured = measureInstance(instance);
+  for (const key of Object.keys(WHAT) as (keyof Measure)[]) {
+    if (measured[key] > PRINT_LIMITS[key]) throw tooLarge(WHAT[key], measured[key], PRINT_LIMITS[key]);
+  }
+}
+
+/** The 422 of a document whose layout went past the page limit (the renderer stops there). */
+export const pageLimitExceeded = () =>
+  new HttpError(422, `The object instance is too large to print: it takes more than ${PRINT_LIMITS.pages.toLocaleString("en-GB")} pages; the limit is ${PRINT_LIMITS.pages.toLocaleString("en-GB")}.`);
+
+/** Throws 422 when a rendered PDF has more pages or bytes than the limits allow. */
+export function assertPdfWithinLimits(pageCount: number, byteLength: number): void {
+  if (pageCount > PRINT_LIMITS.pages) throw tooLarge("pages", pageCount, PRINT_LIMITS.pages);
+  if (byteLength > PRINT_LIMITS.pdfBytes) throw tooLarge("bytes of PDF", byteLength, PRINT_LIMITS.pdfBytes);
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, measureInstance } from "../../src/print/limits";
+import { PageLimitExceeded, renderInstancePdf, type PrintableInstance } from "../../src/print/render";
+import { ROOT_DIR } from "../../stack/config";
+
+const table = (columns: number, rows: number, cell = "") => ({
+  columns: Array.from({ length: columns }, (_, i) => `C${i}`),
+  rows: Array.from({ length: rows }, () => ({ cells: Array.from({ length: columns }, () => cell) })),
+});
+const instanceWith = (fields: unknown[], sections = 1) => ({
+  title: "T",
+  objectTypeName: "X",
+  sections: Array.from({ length: sections }, (_, i) => ({ title: `S${i}`, fields: i === 0 ? fields : [] })),
+});
+
+describe("measureInstance", () => {
+  it("counts sections, fields, table columns, rows and cells, characters (keys included) and values", () => {
+    const m = measureInstance(instanceWith([{ label: "Tbl", type: "table", value: table(3, 4, "ab") }, { label: "L", type: "text", value: "hello" }], 2));
+    expect(m).toMatchObject({ sections: 2, fields: 2, tableColumns: 3, tableRows: 4, tableCells: 12 });
+    expect(m.characters).toBeGreaterThan(12 * 2 + 5);
+    expect(m.values).toBeGreaterThan(12);
+  });
+
+  it("counts rows given as plain arrays too, and ignores what is not a table", () => {
+    const m = measureInstance(instanceWith([{ label: "T", type: "table", value: { columns: ["a", "b"], rows: [["1", "2"], ["3"]] } }, { label: "N", type: "text", value: { rows: [[1, 2, 3]] } }]));
+    expect(m).toMatchObject({ tableColumns: 2, tableRows: 2, tableCells: 3 });
+  });
+
+  it("the demo's largest instance (the 22-page audit) uses at most a tenth of any limit", () => {
+    const demo = JSON.parse(readFileSync(join(ROOT_DIR, "emulator-data", "demo.json"), "utf8")).documents;
+    const m = measureInstance(demo["tenants/acme-north/objectInstances/audit-long"]);
+    for (const [key, value] of Object.entries(m)) expect(value / PRINT_LIMITS[key as keyof typeof m], key).toBeLessThanOrEqual(0.1);
+  });
+});
+
+describe("assertWithinLimits", () => {
+  it("refuses the review's 5 KB document (a table of 1,000 columns x 1,000 empty rows) with 422 naming the columns", () => {
+    const document = instanceWith([{ label: "Grid", type: "table", value: table(1_000, 1_000) }]);
+    expect(() => assertWithinLimits(document)).toThrow(expect.objectContaining({ statusCode: 422, message: "The object instance is too large to print: it has 1,000 columns in one table; the limit is 100." }));
+  });
+
+  it.each([
+    ["columns in one table", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns + 1, 1) }])],
+    ["table rows", instanceWith([{ label: "T", type: "table", value: table(1, PRINT_LIMITS.tableRows + 1) }])],
+    ["table cells", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns, PRINT_LIMITS.tableCells / PRINT_LIMITS.tableColumns + 1) }])],
+    ["characters of text", instanceWith([{ label: "L", type: "longtext", value: "x".repeat(PRINT_LIMITS.characters + 1) }])],
+    ["fields", instanceWith(Array.from({ length: PRINT_LIMITS.fields + 1 }, () => ({ label: "", type: "text", value: null })))],
+    ["sections", instanceWith([], PRINT_LIMITS.sections + 1)],
+    ["values", instanceWith([{ label: "M", type: "multichoice", value: Array.from({ length: PRINT_LIMITS.values + 1 }, () => 1) }])],
+  ])("refuses one step past the limit of %s, naming it", (what, document) => {
+    expect(() => assertWithinLimits(document)).toThrow(expect.objectContaining({ statusCode: 422, message: expect.stringContaining(` ${what}; the limit is `) }));
+  });
+
+  it("accepts every generated instance within the limits and refuses every one past one, naming the first limit it breaks", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 80 }), fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 30_000 }), fc.integer({ min: 1, max: 40 }), (columns, rows, textLength, fields) => {
+        const document = instanceWith([
+          { label: "T", type: "table", value: table(columns, rows, "c") },
+          ...Array.from({ length: fields }, () => ({ label: "L", type: "longtext", value: "y".repeat(textLength) })),
+        ]);
+        const m = measureInstance(document);
+        const over = (Object.keys(m) as (keyof typeof m)[]).filter((key) => m[key] > PRINT_LIMITS[key]);
+        if (over.length === 0) expect(() => assertWithinLimits(document)).not.toThrow();
+        else expect(() => assertWithinLimits(document)).toThrow(expect.objectContaining({ statusCode: 422 }));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("stops laying out at the page limit: a small table of narrow wrapped columns would otherwise take 5,000 pages (9 s, 2 GiB)", async () => {
+    // Within every input limit: 100 columns, 10,000 rows of one cell each.
+    const cell = "a cell with a few words in it";
+    const value = { columns: Array.from({ length: 100 }, (_, i) => `C${i}`), rows: Array.from({ length: 10_000 }, () => ({ cells: [cell] })) };
+    const document = instanceWith([{ label: "Grid", type: "table", value }]);
+    expect(() => assertWithinLimits(document)).not.toThrow();
+    // The layout throws as it starts page 21: the rest of the document is never laid out.
+    await expect(renderInstancePdf(document as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 20 })).rejects.toEqual(new PageLimitExceeded(20));
+    const short = await renderInstancePdf(instanceWith([{ label: "A", type: "text", value: "one" }]) as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 1 });
+    expect(short.pageCount).toBe(1);
+  });
+
+  it("bounds the rendered PDF too: pages and bytes", () => {
+    expect(() => assertPdfWithinLimits(PRINT_LIMITS.pages, PRINT_LIMITS.pdfBytes)).not.toThrow();
+    expect(() => assertPdfWithinLimits(PRINT_LIMITS.pages + 1, 1)).toThrow(/pages; the limit is 500/);
+    expect(() => assertPdfWithinLimits(1, PRINT_LIMITS.pdfBytes + 1)).toThrow(/bytes of PDF/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Hostile documents, generated: object instances of every size around the renderer's limits (tables
+ * of up to 2,000 columns and 4,000 rows, long cells, texts of up to 900,000 characters, many fields), stored as any system
+ * could store them, then printed. The expected answer is computed from the limits (PRINT_LIMITS and
+ * measureInstance, then the page limit by laying the document out here), never written by hand: 422
+ * naming a limit past any of them, otherwise 201. The
+ * function instance must keep answering throughout, and afterwards serve an ordinary print.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { PRINT_LIMITS, measureInstance } from "../../src/print/limits";
+import { PageLimitExceeded, renderInstancePdf, type PrintableInstance } from "../../src/print/render";
+import { firestore } from "../api/fixtures";
+import { BASES, call, idTokenFor } from "../helpers";
+import { runId } from "./support";
+
+const r = runId();
+const print = (token: string, objectInstanceId: string) =>
+  call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", auth: { bearer: token }, body: { objectInstanceId }, timeoutMs: 30_000 });
+
+const documentArb = fc.record({
+  columns: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 90, max: 110 }), fc.integer({ min: 500, max: 2_000 })),
+  rows: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 200, max: 400 }), fc.integer({ min: 2_000, max: 4_000 })),
+  cell: fc.constantFrom("", "x", "a cell with a few words in it"),
+  fields: fc.integer({ min: 0, max: 300 }),
+  // Firestore stores at most 1 MiB per document: the character limit itself is the unit tests' (test/print/limits.unit.test.ts).
+  text: fc.oneof(fc.constant(0), fc.integer({ min: 1_000, max: 200_000 }), fc.integer({ min: 800_000, max: 900_000 })),
+});
+
+describe("hostile documents against the print function (property-based)", () => {
+  it("answers every generated document as the limits say (201 or 422 naming a limit), and keeps serving", async () => {
+    const token = await idTokenFor("north-reader@acme.test");
+    const tally = { printed: 0, refused: 0, largestCells: 0 };
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(documentArb, async ({ columns, rows, cell, fields, text }) => {
+        const instanceId = `hostile-doc-${r}-${n++}`;
+        // Rows past the first hold one cell: the stored document stays small, as the review's did (5 KB).
+        const table = { columns: Array.from({ length: columns }, (_, i) => `C${i}`), rows: Array.from({ length: rows }, (_, i) => ({ cells: i === 0 ? Array.from({ length: columns }, () => cell) : [cell] })) };
+        const document = {
+          title: "Hostile document",
+          objectTypeName: "Generated",
+          sections: [
+            { title: "Table", fields: [{ label: "Grid", type: "table", value: table }] },
+            { title: "Text", fields: [...Array.from({ length: fields }, (_, i) => ({ label: `F${i}`, type: "text", value: "v" })), { label: "Long", type: "longtext", value: "w ".repeat(text / 2) }] },
+          ],
+        };
+        const ref = firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`);
+        await ref.set(document);
+        const measured = measureInstance((await ref.get()).data());
+        const over: string[] = (Object.keys(measured) as (keyof typeof measured)[]).filter((key) => measured[key] > PRINT_LIMITS[key]);
+        if (over.length === 0) {
+          const layout = renderInstancePdf(document as PrintableInstance, { instanceId, targetName: "", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages });
+          if (await layout.then(() => false, (error) => error instanceof PageLimitExceeded)) over.push("pages");
+        }
+        const res = await print(token, instanceId);
+        await ref.delete();
+        const what = `${columns} columns x ${rows} rows, ${fields} fields, ${text} characters of text`;
+        if (over.length > 0) {
+          expect(res.status, what).toBe(422);
+          expect(res.json.message, what).toMatch(/^The object instance is too large to print: it (has [\d,]+|takes more than [\d,]+) .+; the limit is [\d,]+\.$/);
+          if (over.includes("pages")) expect(res.json.message, what).toMatch(/takes more than 500 pages/);
+          tally.refused++;
+        } else {
+          expect(res.status, what).toBe(201);
+          tally.printed++;
+          tally.largestCells = Math.max(tally.largestCells, measured.tableCells);
+        }
+      }),
+      { numRuns: 40, endOnFailure: true },
+    );
+    expect((await print(token, "inspection-short")).status).toBe(201);
+    console.log(`Hostile documents: ${tally.printed} printed (up to ${tally.largestCells} table cells), ${tally.refused} refused with 422; the instance served an ordinary print afterwards.`);
+    expect(tally.printed).toBeGreaterThan(0);
+    expect(tally.refused).toBeGreaterThan(0);
+  }, 300_000);
+});
