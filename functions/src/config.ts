@@ -76,8 +76,21 @@ export function sendgridBaseUrl(): string | undefined {
  */
 export const SIGN_IN_FAILURE_LIMITS = { perEmail: 10, perAddress: 100, windowMs: 15 * 60 * 1000 };
 
-/** send-pdf: per user and target, at most this many sends in each fixed window (counted in Firestore). */
-export const SEND_PDF_LIMIT = { maxSends: 20, windowMs: 60 * 60 * 1000 };
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * send-pdf's quotas, counted in Firestore (each window starts at its first use): sends per user on
+ * one target, recipients per user over every target (an organization-wide grant does not multiply
+ * it), and recipients per tenant (or organization or site) per day.
+ */
+export const SEND_PDF_LIMITS = {
+  sendsPerUserAndTarget: { max: 20, windowMs: HOUR_MS },
+  recipientsPerUser: { max: 100, windowMs: HOUR_MS },
+  recipientsPerTenant: { max: 1_000, windowMs: 24 * HOUR_MS },
+};
+
+/** How long an Idempotency-Key of send-pdf is remembered per user. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * HOUR_MS;
 
 /**
  * How long one Firestore round trip (a read, a query or a whole transaction) may take before the

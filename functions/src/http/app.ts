@@ -61,8 +61,8 @@ function corsOptions(): cors.CorsOptions {
   return {
     origin: origins.includes("*") ? "*" : origins,
     methods: ["GET", "POST", "DELETE"],
-    allowedHeaders: ["Authorization", "Content-Type"],
-    exposedHeaders: ["X-Request-Id", "Retry-After"],
+    allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
+    exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed"],
     maxAge: 600,
   };
 }

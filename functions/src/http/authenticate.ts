@@ -12,6 +12,15 @@ import { TtlCache } from "./ttlCache";
 export interface Caller {
   uid: string;
   scheme: "bearer" | "basic";
+  /** The verified email of the ID token, when the account has one (send-pdf names the sender with it). */
+  email?: string;
+}
+
+/** What a verified ID token tells about its caller. */
+interface VerifiedToken {
+  uid: string;
+  authTime: number;
+  email?: string;
 }
 
 // Bearer only: a Basic challenge would invite a browser to ask for a password and then send it, unasked,
@@ -69,15 +78,15 @@ const TOKEN_ERRORS: Record<string, string> = {
  * (at most AUTH_CACHE_TTL_MS): a client sends the same token for up to an hour. It spares the
  * signature check, and under the Auth emulator a lookup of the user on every request.
  */
-const verifiedTokens = new TtlCache<{ uid: string; authTime: number }>(AUTH_CACHE_TTL_MS);
+const verifiedTokens = new TtlCache<VerifiedToken>(AUTH_CACHE_TTL_MS);
 
-async function verifyToken(token: string): Promise<{ uid: string; authTime: number }> {
+async function verifyToken(token: string): Promise<VerifiedToken> {
   const key = createHash("sha256").update(token).digest("base64");
   const cached = verifiedTokens.get(key);
   if (cached) return cached;
   try {
     const decoded = await auth().verifyIdToken(token);
-    const verified = { uid: decoded.uid, authTime: decoded.auth_time };
+    const verified = { uid: decoded.uid, authTime: decoded.auth_time, email: decoded.email };
     verifiedTokens.set(key, verified, decoded.exp * 1000 - Date.now());
     return verified;
   } catch (error) {
@@ -87,7 +96,7 @@ async function verifyToken(token: string): Promise<{ uid: string; authTime: numb
 }
 
 /** Rejects a verified token whose user is gone or disabled, or that was issued before a revocation. */
-async function checkUserStatus(decoded: { uid: string; authTime: number }): Promise<void> {
+async function checkUserStatus(decoded: VerifiedToken): Promise<void> {
   const status = await userStatus(decoded.uid);
   if (!status) throw unauthorized("The user of this ID token no longer exists.");
   if (status.disabled) throw unauthorized("This user account is disabled.");
@@ -102,7 +111,7 @@ async function checkUserStatus(decoded: { uid: string; authTime: number }): Prom
 async function verifyBearer(token: string): Promise<Caller> {
   const decoded = await verifyToken(token);
   await checkUserStatus(decoded);
-  return { uid: decoded.uid, scheme: "bearer" };
+  return { uid: decoded.uid, scheme: "bearer", email: decoded.email };
 }
 
 // --- Basic: email:password --------------------------------------------------------------------
@@ -110,7 +119,7 @@ async function verifyBearer(token: string): Promise<Caller> {
 // Successful credentials are remembered under an HMAC with a key that never leaves this
 // instance, so the cache holds no password and no reversible form of one.
 const credentialKey = randomBytes(32);
-const credentialCache = new TtlCache<{ uid: string; authTime: number }>(AUTH_CACHE_TTL_MS);
+const credentialCache = new TtlCache<VerifiedToken>(AUTH_CACHE_TTL_MS);
 const SIGN_IN_TIMEOUT_MS = 5_000;
 
 /** Signs in with Identity Toolkit; the answer's ID token is what identifies the caller. */
@@ -197,7 +206,7 @@ async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
     credentialCache.set(cacheKey, verified); // only on a fresh check: a hit must not extend the time
   }
   await checkUserStatus(verified);
-  return { uid: verified.uid, scheme: "basic" };
+  return { uid: verified.uid, scheme: "basic", email: verified.email };
 }
 
 // --- The middleware ---------------------------------------------------------------------------

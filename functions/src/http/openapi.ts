@@ -77,7 +77,7 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
         summary: route.summary,
         description: describeAccess(route, form.kind),
         security: [{ bearerAuth: [] }, { basicAuth: [] }],
-        parameters: [...pathParameters, ...queryParameters],
+        parameters: [...pathParameters, ...queryParameters, ...(route.headers ?? []).map(({ name, description }) => ({ name, in: "header", required: false, description, schema: { type: "string" } }))],
         ...(route.body && {
           requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } },
         }),

@@ -83,6 +83,8 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   /** Schema of the JSON body; without one, the route takes no body. */
   body?: z.ZodType<B>;
   response: RouteResponse<R>;
+  /** Request headers the route reads, for the API document (the handler reads them from `req`). */
+  headers?: readonly { name: string; description: string }[];
   /** Error statuses particular to this route, with when they happen (the pipeline's own are implied). */
   errors?: Partial<Record<number, string>>;
   /** Returns the body of the success answer; errors are thrown as HttpError. */

@@ -1,34 +1,50 @@
 import { createHash } from "node:crypto";
 import type { Timestamp } from "firebase-admin/firestore";
 import { db, firestoreSdk } from "../firebase";
-import type { Access } from "../http/access";
 import { HttpError } from "../http/errors";
 import { firestoreTransaction } from "../http/deadline";
 
+/** One quota: at most `max` units of `action` per `subject` in a window that starts at its first use. */
+export interface Quota {
+  action: string;
+  /** What is counted against (a user, a user on a target, a tenant); only its hash is stored. */
+  subject: string;
+  max: number;
+  windowMs: number;
+  /** Units this request spends (one send, or its number of recipients). */
+  amount: number;
+  /** The 429's message, before "try again in N s". */
+  refusal: string;
+}
+
 /**
- * Counts one use of an action by `uid` on the target in a fixed window, in Firestore so that it
- * holds across function instances, and refuses with 429 and `Retry-After` once the window's quota
- * is spent. The counter document's id is a hash: it names neither the user nor the target.
+ * Spends every quota of a request in one transaction, in Firestore so that they hold across
+ * function instances: either all are charged or, when one would go past its limit, none is and
+ * the request is refused with 429 and `Retry-After` (when that quota's window ends). Counter
+ * documents are named by a hash: they name neither the user nor the target.
  */
-export async function consumeQuota(action: string, uid: string, access: Access, limit: { maxSends: number; windowMs: number }): Promise<void> {
-  const key = createHash("sha256").update(`${action}|${uid}|${access.path}`).digest("hex");
-  const ref = db().doc(`rateLimits/${key}`);
+export async function consumeQuotas(quotas: readonly Quota[], now = Date.now()): Promise<void> {
+  const refs = quotas.map((q) => db().doc(`rateLimits/${createHash("sha256").update(`${q.action}|${q.subject}`).digest("hex")}`));
   const { Timestamp: Time } = firestoreSdk();
-  const now = Date.now();
-  const retryAfterMs = await firestoreTransaction(async (tx) => {
-    const snapshot = await tx.get(ref);
-    const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
-    const count = Number(snapshot.get("count") ?? 0);
-    if (now - windowStart >= limit.windowMs) {
-      tx.set(ref, { action, windowStart: Time.fromMillis(now), count: 1, expiresAt: Time.fromMillis(now + limit.windowMs) });
-      return 0;
-    }
-    if (count >= limit.maxSends) return windowStart + limit.windowMs - now;
-    tx.update(ref, { count: count + 1 });
-    return 0;
+  const refused = await firestoreTransaction(async (tx) => {
+    const snapshots = await tx.getAll(...refs);
+    const windows = snapshots.map((snapshot, i) => {
+      const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
+      const open = now - windowStart < quotas[i].windowMs;
+      return { windowStart, used: open ? Number(snapshot.get("count") ?? 0) : 0, open };
+    });
+    const over = quotas.findIndex((q, i) => windows[i].used + q.amount > q.max);
+    if (over >= 0) return { quota: quotas[over], retryAfterMs: windows[over].open ? windows[over].windowStart + quotas[over].windowMs - now : 0 };
+    quotas.forEach((q, i) => {
+      if (windows[i].open) tx.update(refs[i], { count: windows[i].used + q.amount });
+      else tx.set(refs[i], { action: q.action, windowStart: Time.fromMillis(now), count: q.amount, expiresAt: Time.fromMillis(now + q.windowMs) });
+    });
+    return undefined;
   });
-  if (retryAfterMs > 0) {
-    const seconds = Math.ceil(retryAfterMs / 1000);
-    throw new HttpError(429, `At most ${limit.maxSends} emails per ${limit.windowMs / 60_000} minutes per user and target; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
+  if (refused) {
+    // A request larger than a whole window's quota can never pass: say so rather than "wait".
+    if (refused.retryAfterMs <= 0) throw new HttpError(429, `${refused.quota.refusal}; this request alone is more than that.`);
+    const seconds = Math.ceil(refused.retryAfterMs / 1000);
+    throw new HttpError(429, `${refused.quota.refusal}; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
   }
 }

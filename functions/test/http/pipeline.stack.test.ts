@@ -420,7 +420,7 @@ describe("cross-cutting", () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5000");
-    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
+    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type,Idempotency-Key");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
   });
 

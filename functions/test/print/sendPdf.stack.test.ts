@@ -1,5 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { URLS } from "../../stack/config";
+import { getAuth } from "firebase-admin/auth";
+import { stackAdminApp } from "../../stack/seedStack";
 import { firestore, freshUid } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
 import { pdfText } from "./pdfText";
@@ -43,7 +45,13 @@ describe("POST /print/{target}/send-pdf", () => {
     expect(mail.personalizations[0].cc.map((t: { email: string }) => t.email)).toEqual(["boss@example.com"]);
     expect(mail.from).toEqual({ email: "print@demo-print-admin.test", name: "Demo print service" });
     expect(mail.subject).toBe("Inspection B-12");
-    expect(mail.content).toEqual([{ type: "text/plain", value: "Here is the report." }]);
+    // The caller's message, then the service's note of who sent it and from where, which the caller cannot replace.
+    expect(mail.content).toEqual([
+      {
+        type: "text/plain",
+        value: "Here is the report.\n\n--\nSent by north-reader@acme.test from Acme Corporation / Acme North with Demo print service. This note is added by the service; the text above is the sender's.",
+      },
+    ]);
     expect(mail.attachments).toHaveLength(1);
     expect(mail.attachments[0]).toMatchObject({ filename: "Boiler report.pdf", type: "application/pdf", disposition: "attachment" });
     const text = await pdfText(Buffer.from(mail.attachments[0].content, "base64"));
@@ -120,11 +128,105 @@ describe("POST /print/{target}/send-pdf", () => {
     const limited = await send(body, `/tenant/${tenant}`);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(3000);
-    expect(limited.json.message).toMatch(/At most 20 emails per 60 minutes/);
+    expect(limited.json.message).toMatch(/At most 20 emails per hour per user and target; try again in \d+ s/);
     const delivered = (await captured()).filter((m) => m.body.personalizations[0].to[0].email === body.to);
     expect(delivered).toHaveLength(20);
     // Another user on the same target still may.
     await db.doc(`tenants/${tenant}/members/north-admin`).set({ permissions: ["ADMIN"] });
     expect((await send(body, `/tenant/${tenant}`, await idTokenFor("north-admin@acme.test"))).status).toBe(200);
+  });
+
+  describe("relay protections", () => {
+    /** A fresh tenant with `readers` fresh READ users (their tokens), an instance `short`, and `tenantData` merged in. */
+    async function freshTenant(readers: number, tenantData: Record<string, unknown> = {}): Promise<{ path: string; tokens: string[] }> {
+      const tenant = freshUid("relay");
+      const db = firestore();
+      await db.doc(`tenants/${tenant}`).set({ name: "Relay tenant", organizationId: null, features: {}, ...tenantData });
+      await db.doc(`tenants/${tenant}/objectInstances/short`).set({ title: "Short", objectTypeName: "Test", sections: [{ title: "S", fields: [{ label: "A", type: "text", value: "x" }] }] });
+      const tokens = await Promise.all(
+        Array.from({ length: readers }, async (_, i) => {
+          const uid = `${tenant}-reader-${i}`;
+          await getAuth(stackAdminApp()).createUser({ uid, email: `${uid}@relay.test`, password: "relay-password" });
+          await db.doc(`tenants/${tenant}/members/${uid}`).set({ permissions: ["READ"] });
+          return idTokenFor(`${uid}@relay.test`, "relay-password");
+        }),
+      );
+      return { path: `/tenant/${tenant}`, tokens };
+    }
+    const tenRecipients = (tag: string) => Array.from({ length: 10 }, (_, i) => `r${i}-${tag}@example.com`);
+
+    it("sends only to the domains a target allows (and their subdomains), inherited; others are 400 and nothing is sent or counted", async () => {
+      const { path, tokens } = await freshTenant(1, { mail: { allowedRecipientDomains: ["allowed.example"] } });
+      const refused = await send({ objectInstanceId: "short", to: ["a@allowed.example", "b@elsewhere.example"] }, path, tokens[0]);
+      expect(refused.status).toBe(400);
+      expect(refused.json.message).toBe("'to'/'cc': this target sends PDFs only to addresses at allowed.example, not at elsewhere.example.");
+      expect(await captured()).toHaveLength(0);
+      const ok = await send({ objectInstanceId: "short", to: "a@allowed.example", cc: "b@Mail.Allowed.Example" }, path, tokens[0]);
+      expect(ok.status).toBe(200);
+      // An organization's list applies to its tenants.
+      const org = freshUid("relay-org");
+      await firestore().doc(`organizations/${org}`).set({ name: "Relay org", features: {}, mail: { allowedRecipientDomains: ["org.example"] } });
+      await firestore().doc(`tenants/${path.split("/")[2]}`).update({ organizationId: org, mail: {} });
+      const inherited = await send({ objectInstanceId: "short", to: "a@allowed.example" }, `/organization/${org}${path}`, tokens[0]);
+      expect(inherited.status).toBe(400);
+      expect(inherited.json.message).toMatch(/only to addresses at org\.example/);
+    });
+
+    it("counts recipients per user over every target: 100 an hour, however many targets the user may send from", async () => {
+      const targets = await Promise.all(Array.from({ length: 2 }, () => freshTenant(0)));
+      const uid = freshUid("relay-user");
+      await getAuth(stackAdminApp()).createUser({ uid, email: `${uid}@relay.test`, password: "relay-password" });
+      for (const t of targets) await firestore().doc(`tenants/${t.path.split("/")[2]}/members/${uid}`).set({ permissions: ["READ"] });
+      const token = await idTokenFor(`${uid}@relay.test`, "relay-password");
+      for (let i = 0; i < 10; i++) expect((await send({ objectInstanceId: "short", to: tenRecipients(`${i}`) }, targets[i % 2].path, token)).status).toBe(200);
+      const limited = await send({ objectInstanceId: "short", to: "one-more@example.com" }, targets[0].path, token);
+      expect(limited.status).toBe(429);
+      expect(limited.json.message).toMatch(/At most 100 recipients per hour per user, over every target; try again in \d+ s/);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await captured()).length).toBe(10);
+    });
+
+    it("counts recipients per tenant: 1,000 a day, whoever sends", async () => {
+      const { path, tokens } = await freshTenant(11);
+      // Ten senders of 100 recipients each (each within their own hourly 100), then an eleventh.
+      for (const token of tokens.slice(0, 10)) {
+        const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => send({ objectInstanceId: "short", to: tenRecipients(`${i}`) }, path, token).then((r) => r.status)));
+        expect(statuses).toEqual(Array(10).fill(200));
+      }
+      const limited = await send({ objectInstanceId: "short", to: "one-more@example.com" }, path, tokens[10]);
+      expect(limited.status).toBe(429);
+      expect(limited.json.message).toMatch(/At most 1000 recipients per day for this tenant/);
+    }, 120_000);
+
+    it("mails once per Idempotency-Key and answers the first answer again; another request with the key is 422; a bad key 400", async () => {
+      const { path, tokens } = await freshTenant(1);
+      const withKey = (key: string, body: unknown) => call(sendUrl(path), { method: "POST", auth: { bearer: tokens[0] }, body, headers: { "idempotency-key": key } });
+      const key = `order-${freshUid("k")}`;
+      const body = { objectInstanceId: "short", to: "once@example.com" };
+      const first = await withKey(key, body);
+      const again = await withKey(key, body);
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.json).toEqual(first.json);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(await captured()).toHaveLength(1);
+
+      expect((await withKey(key, { ...body, to: "other@example.com" })).status).toBe(422);
+      expect((await withKey("bad key with spaces", body)).status).toBe(400);
+      expect(await captured()).toHaveLength(1);
+    });
+
+    it("frees the key when nothing was sent (SendGrid failed), so the retry sends", async () => {
+      const { path, tokens } = await freshTenant(1);
+      const withKey = () => call(sendUrl(path), { method: "POST", auth: { bearer: tokens[0] }, body: { objectInstanceId: "short", to: "retry@example.com" }, headers: { "idempotency-key": "retry-1" } });
+      await sink("/behaviour", { method: "PUT", body: { status: 500 } });
+      expect((await withKey()).status).toBe(502);
+      await sink("/behaviour", { method: "PUT", body: {} });
+      const retried = await withKey();
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get("idempotent-replayed")).toBeNull();
+      expect(await captured()).toHaveLength(1);
+    });
   });
 });

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMIT } from "../../config";
+import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfOfInstance, safeFileName } from "../documents";
+import { idempotent } from "../idempotency";
 import { sendMail } from "../mail";
-import { consumeQuota } from "../rateLimit";
+import { consumeQuotas } from "../rateLimit";
+import { assertRecipientsAllowed, mailingAccount, senderNote } from "../recipients";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 const MAX_RECIPIENTS = 10;
@@ -38,7 +40,8 @@ export function assertAttachable(sizeBytes: number): void {
 
 /**
  * SPEC.md 4.2: renders (or reuses) the PDF of an object instance of the target and emails it as
- * an attachment through SendGrid. Counted against a per-user, per-target quota before any work.
+ * an attachment through SendGrid. Before any work: the target's recipient domains (400), the
+ * Idempotency-Key (a repeat answers the first answer), then the quotas (429), all spent together.
  */
 export const sendPdf = defineRoute({
   method: "post",
@@ -59,30 +62,48 @@ export const sendPdf = defineRoute({
       }),
     }),
   },
+  headers: [
+    {
+      name: "Idempotency-Key",
+      description: "Optional, 1-255 visible ASCII characters. The same key from the same user within 24 hours mails once and answers the first answer again (with Idempotent-Replayed: true).",
+    },
+  ],
   errors: {
+    400: "Invalid body, a recipient outside the target's allowed domains, or an invalid Idempotency-Key.",
     404: "No such object instance in this target.",
+    409: "A request with the same Idempotency-Key is still being processed.",
     413: "The PDF is over 20 MB, too large to email.",
-    422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
-    429: "The user's send quota on this target is spent (Retry-After says for how long).",
+    422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed; or the Idempotency-Key was used for another request.",
+    429: "A send quota is spent: sends per user on this target, recipients per user, or recipients per tenant (Retry-After says for how long).",
     502: "SendGrid refused or failed the email.",
     503: "Email is not configured, or Cloud Storage is unavailable.",
     504: "SendGrid did not answer within 10 s.",
   },
-  async handle({ access, caller, body, docs: [instance] }) {
-    await consumeQuota("send-pdf", caller.uid, access, SEND_PDF_LIMIT);
-    const pdf = await pdfOfInstance(access, instance);
-    assertAttachable(pdf.sizeBytes);
-    const title = pdf.title;
-    const messageId = await sendMail({
-      to: body.to,
-      cc: body.cc ?? [],
-      subject: body.subject ?? `${title} (PDF)`,
-      text: body.message ?? `Please find "${title}" attached as a PDF.`,
-      attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
+  async handle({ access, caller, body, docs: [instance], req, res }) {
+    const recipients = [...body.to, ...(body.cc ?? [])];
+    assertRecipientsAllowed(access, recipients);
+    return idempotent(req, res, caller.uid, access.path, async () => {
+      const { sendsPerUserAndTarget, recipientsPerUser, recipientsPerTenant } = SEND_PDF_LIMITS;
+      await consumeQuotas([
+        { action: "send-pdf", subject: `${caller.uid}|${access.path}`, ...sendsPerUserAndTarget, amount: 1, refusal: `At most ${sendsPerUserAndTarget.max} emails per hour per user and target` },
+        { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
+        { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
+      ]);
+      const pdf = await pdfOfInstance(access, instance);
+      assertAttachable(pdf.sizeBytes);
+      const title = pdf.title;
+      const text = body.message ?? `Please find "${title}" attached as a PDF.`;
+      const messageId = await sendMail({
+        to: body.to,
+        cc: body.cc ?? [],
+        subject: body.subject ?? `${title} (PDF)`,
+        text: `${text}\n\n${senderNote(access, caller.email ?? `user ${caller.uid}`, params.mailFromName.value())}`,
+        attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
+      });
+      return {
+        message: "PDF sent.",
+        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId },
+      };
     });
-    return {
-      message: "PDF sent.",
-      data: { recipients: body.to.length + (body.cc?.length ?? 0), storagePath: pdf.storagePath, messageId },
-    };
   },
 });

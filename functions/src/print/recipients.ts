@@ -1,0 +1,43 @@
+import type { Access, TargetNode } from "../http/access";
+import { badRequest } from "../http/errors";
+
+/**
+ * The recipient domains a target allows for send-pdf: `mail.allowedRecipientDomains` (a list of
+ * domains) on the target document, inherited like feature flags (the nearest level that sets a
+ * list wins; a site stands alone). None set anywhere: any domain (opt-in).
+ */
+export function allowedRecipientDomains(chain: readonly TargetNode[]): string[] | undefined {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const value = (chain[i].data.mail as Record<string, unknown> | undefined)?.allowedRecipientDomains;
+    if (Array.isArray(value)) return value.filter((d): d is string => typeof d === "string").map((d) => d.trim().toLowerCase().replace(/^@/, ""));
+  }
+  return undefined;
+}
+
+/** The domain of an address, or a subdomain of it, is in the list. */
+export function domainAllowed(address: string, allowed: readonly string[]): boolean {
+  const domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+  return allowed.some((d) => d !== "" && (domain === d || domain.endsWith(`.${d}`)));
+}
+
+/** 400 naming the first recipient whose domain the target does not allow. */
+export function assertRecipientsAllowed(access: Access, recipients: readonly string[]): void {
+  const allowed = allowedRecipientDomains(access.chain);
+  if (!allowed) return;
+  const refused = recipients.find((r) => !domainAllowed(r, allowed));
+  if (refused) {
+    const domain = refused.slice(refused.lastIndexOf("@") + 1);
+    throw badRequest(`'to'/'cc': this target sends PDFs only to addresses at ${allowed.join(", ") || "no domain"}, not at ${domain}.`);
+  }
+}
+
+/** The tenant a request's mail counts against: the tenant of the chain, or the organization or site it addresses. */
+export function mailingAccount(access: Access): string {
+  return access.chain.find((node) => /^tenants\/[^/]+$/.test(node.path))?.path ?? access.chain[0].path;
+}
+
+/** The last lines of every message, which the caller cannot replace: who sent it, from where. */
+export function senderNote(access: Access, sender: string, service: string): string {
+  const where = access.chain.map((node) => String(node.data.name ?? node.path)).join(" / ");
+  return `--\nSent by ${sender} from ${where} with ${service}. This note is added by the service; the text above is the sender's.`;
+}
