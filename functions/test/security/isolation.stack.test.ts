@@ -8,6 +8,12 @@
  * hold no id of a target outside the requested target's chain; every success must have acted on
  * the requested target only (checked, then undone, so that each case starts from the same state).
  *
+ * Two more classes, generated the same way: callers whose own user record is soft-deleted on the
+ * organization or tenant of the chain (every grant void: 401), and target paths that do not resolve
+ * (unknown ids, a tenant under another organization, a division of another tenant) for every caller:
+ * 404 only for a caller with a grant somewhere on the path's chain, otherwise the 401 of an existing
+ * target (no existence oracle).
+ *
  * The fixture is this file's own (ids carry a per-run suffix), independent of the demo data.
  */
 import { STATUS_CODES } from "node:http";
@@ -68,6 +74,17 @@ const FORMS: { path: string; node: NodeKey }[] = [
   { path: `/site/${NODES.S1.id}`, node: "S1" },
 ];
 
+/** Target paths that do not resolve, with the existing organizations and tenants their resolution reads. */
+const UNKNOWN_FORMS: { path: string; chain: NodeKey[]; why: string }[] = [
+  { path: `/organization/${NODES.O1.id}/tenant/${NODES.T3.id}`, chain: ["O1", "T3"], why: "a tenant of another organization" },
+  { path: `/organization/${id("nowhere")}/tenant/${NODES.T1.id}`, chain: ["T1"], why: "an unknown organization above an existing tenant" },
+  { path: `/tenant/${NODES.T2.id}/division/${NODES.D1.id}`, chain: ["O1", "T2"], why: "a division of another tenant" },
+  { path: `/tenant/${NODES.T1.id}/division/${id("nowhere")}`, chain: ["O1", "T1"], why: "an unknown division" },
+  { path: `/organization/${id("nowhere")}`, chain: [], why: "an unknown organization" },
+  { path: `/tenant/${id("nowhere")}`, chain: [], why: "an unknown tenant" },
+  { path: `/site/${id("nowhere")}`, chain: [], why: "an unknown site" },
+];
+
 // --- Callers ----------------------------------------------------------------------------------------
 
 interface Caller {
@@ -76,6 +93,8 @@ interface Caller {
   uid?: string;
   email?: string;
   grants: Partial<Record<NodeKey, readonly Permission[]>>;
+  /** Organizations and tenants where the caller's own user record is soft-deleted. */
+  deletedOn?: NodeKey[];
 }
 
 const user = (label: string, grants: Caller["grants"]): Caller => {
@@ -93,7 +112,14 @@ const OUTSIDERS = Object.fromEntries((["T2", "O2", "D2", "S2"] as const).map((no
   "T2" | "O2" | "D2" | "S2",
   Caller
 >;
-const USERS = [NOBODY, ...Object.values(SINGLE), ...Object.values(OUTSIDERS)];
+/** Callers with every permission whose own user record is soft-deleted where they hold it: nothing is left. */
+const DELETED = {
+  org: { ...user("deleted-in-O1", { O1: PERMISSIONS }), deletedOn: ["O1"] as NodeKey[] },
+  tenant: { ...user("deleted-in-T1", { T1: PERMISSIONS }), deletedOn: ["T1"] as NodeKey[] },
+  // Granted on the tenant, deleted in its organization: a deletion above a grant voids it too.
+  above: { ...user("granted-T1-deleted-in-O1", { T1: PERMISSIONS }), deletedOn: ["O1"] as NodeKey[] },
+};
+const USERS = [NOBODY, ...Object.values(SINGLE), ...Object.values(OUTSIDERS), ...Object.values(DELETED)];
 
 const CHILD: Partial<Record<NodeKey, NodeKey>> = { O1: "T1", T1: "D1" };
 
@@ -112,6 +138,11 @@ function callersOf(node: NodeKey): { relation: string; caller: Caller }[] {
   ];
   if (target.kind === "division") callers.push({ relation: "every permission on a sibling division", caller: OUTSIDERS.D2 });
   if (target.kind === "site") callers.push({ relation: "every permission on another site", caller: OUTSIDERS.S2 });
+  if (["O1", "T1", "D1"].includes(node)) callers.push({ relation: "every permission on the organization, own record deleted there", caller: DELETED.org });
+  if (["T1", "D1"].includes(node)) {
+    callers.push({ relation: "every permission on the tenant, own record deleted there", caller: DELETED.tenant });
+    callers.push({ relation: "every permission on the tenant, own record deleted in its organization", caller: DELETED.above });
+  }
   return callers;
 }
 
@@ -287,11 +318,21 @@ function featureOn(node: NodeKey, flag: FlagState, feature: string): boolean {
 /** What the rules say the answer is, and why (for 401 and 400, a pattern its message must match). */
 function expected(route: MatrixRoute, node: NodeKey, caller: Caller, flag: FlagState): { status: number; message?: RegExp } {
   if (!caller.uid) return { status: 401, message: /Authentication required/ };
+  if (chain(node).some((n) => caller.deletedOn?.includes(n.key))) return { status: 401, message: /user record here is deleted/ };
   const held = new Set(chain(node).flatMap((n) => caller.grants[n.key] ?? []));
   if (!route.anyOf.some((p) => held.has(p))) return { status: 401, message: /needs (the [A-Z_]+ permission|one of the permissions [A-Z_, ]+) on the target/ };
   if (route.feature && !featureOn(node, flag, route.feature)) return { status: 401, message: new RegExp(`needs the ${route.feature} feature`) };
   if (route.kinds && !route.kinds.includes(NODES[node].kind)) return { status: 400, message: /serves organization and tenant targets only/ };
   return { status: route.success };
+}
+
+/** The rules for a path that does not resolve: 404 only for a caller with a grant on its chain (and no deleted record there). */
+function expectedUnknown(form: (typeof UNKNOWN_FORMS)[number], caller: Caller): { status: number; message: RegExp } {
+  if (!caller.uid) return { status: 401, message: /Authentication required/ };
+  const granted = form.chain.some((key) => (caller.grants[key] ?? []).length > 0);
+  if (granted && form.chain.some((key) => caller.deletedOn?.includes(key))) return { status: 401, message: /user record here is deleted/ };
+  if (granted) return { status: 404, message: /does not exist|^No (tenant|division) / };
+  return { status: 401, message: /needs (the [A-Z_]+ permission|one of the permissions [A-Z_, ]+) on the target/ };
 }
 
 // --- Seeding ----------------------------------------------------------------------------------------
@@ -309,6 +350,7 @@ function fixtureDocuments(): Record<string, Record<string, unknown>> {
   }
   for (const caller of USERS) {
     for (const [key, permissions] of Object.entries(caller.grants)) docs[`${NODES[key as NodeKey].path}/members/${caller.uid}`] = { permissions };
+    for (const key of caller.deletedOn ?? []) docs[`${NODES[key].path}/users/${caller.uid}`] = { ...record(caller.uid!, true), deletedAt: { $timestamp: DELETED_AT.toDate().toISOString() } };
   }
   // Users and roles live in organizations and tenants; the sibling holds the same subjects, so that a
   // request that reached the wrong target would show.
@@ -422,6 +464,43 @@ describe("tenant isolation matrix (generated from the rules)", () => {
     // Every kind of answer the rules allow occurred, so no branch of the oracle went untested.
     for (const status of [200, 201, 400, 401]) expect(outcome.byStatus.get(status) ?? 0).toBeGreaterThan(0);
   }, 600_000);
+
+  it("answers paths that do not resolve as the rules say: 404 only for callers with a grant on the chain, else the 401 of an existing target", async () => {
+    const callers: Caller[] = [ANONYMOUS, NOBODY, SINGLE["ADMIN@O1"], SINGLE["READ@T1"], SINGLE["ADMIN@D1"], SINGLE["ADMIN@S1"], OUTSIDERS.T2, OUTSIDERS.O2, ...Object.values(DELETED)];
+    const failures: string[] = [];
+    const byStatus = new Map<number, number>();
+    let n = 0;
+    await Promise.all(
+      ROUTES.map(async (route) => {
+        for (const form of UNKNOWN_FORMS) {
+          for (const caller of callers) {
+            const want = expectedUnknown(form, caller);
+            const headers: Record<string, string> = {};
+            if (caller.uid) headers.authorization = n++ % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
+            if (route.body !== undefined) headers["content-type"] = "application/json";
+            const res = await rawRequest({
+              method: route.method,
+              origin: route.function === "api" ? URLS.api : URLS.print,
+              path: `/${route.function}${form.path}${route.suffix}`,
+              headers,
+              body: route.body === undefined ? undefined : JSON.stringify(route.body),
+            });
+            byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+            const where = `${route.name} ${form.path} (${form.why}) by ${caller.label}`;
+            const problem = res.status !== want.status ? `status ${res.status}, expected ${want.status}: ${res.text.slice(0, 200)}` : (errorBodyProblem(res) ?? (want.message.test(res.json.message) ? undefined : `message '${res.json.message}'`));
+            const leaked = ALL_NODES.filter((node) => !form.path.includes(node.id) && res.text.includes(node.id)).map((node) => node.key);
+            if (problem) failures.push(`${where}: ${problem}`);
+            if (leaked.length > 0) failures.push(`${where}: the answer names ${leaked.join(", ")}`);
+          }
+        }
+      }),
+    );
+    const statuses = [...byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${count} x ${status}`);
+    console.log(`Unknown and inconsistent targets: ${ROUTES.length} routes x ${UNKNOWN_FORMS.length} paths x ${callers.length} callers: ${statuses.join(", ")}.`);
+    expect(failures).toEqual([]);
+    expect(byStatus.get(404) ?? 0).toBeGreaterThan(0);
+    expect(byStatus.get(401) ?? 0).toBeGreaterThan(0);
+  }, 300_000);
 });
 
 async function mailSinkClear(): Promise<void> {
