@@ -31,6 +31,12 @@ export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: nu
   logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs }));
 }
 
+/** An email went out but its audit event could not be written. */
+export function auditEventLost(error: unknown): void {
+  const err = asError(error);
+  logger.error(`Audit event of a sent email not written: ${err.message}`, withRequest({ errorName: err.name }));
+}
+
 export function storageFailed(error: unknown): void {
   const err = asError(error);
   logger.error(`Cloud Storage call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));

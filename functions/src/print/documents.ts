@@ -124,6 +124,13 @@ function oneRenderAtATime<T>(work: () => Promise<T>): Promise<T> {
   return run;
 }
 
+/** What the audit trail records of a PDF: the instance version it shows and where it is stored. */
+export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({
+  instanceVersion: instance.updateTime!.toDate().toISOString(),
+  storagePath: pdf.storagePath,
+  cached: pdf.cached,
+});
+
 /** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
 export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstanceId: string }>) => `${path}/objectInstances/${body.objectInstanceId}`;
 

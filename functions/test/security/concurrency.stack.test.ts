@@ -34,6 +34,12 @@ const restore = (tenant: string, uid: string, caller: { email: string }) => call
 const claim = (tenant: string, uid: string, caller: { email: string }) => call("POST", `/tenant/${tenant}/user/${uid}/claim-auth-ownership`, caller);
 const release = (tenant: string, uid: string, caller: { email: string }) => call("POST", `/tenant/${tenant}/user/${uid}/release-auth-ownership`, caller);
 
+/** The audit events about `uid` in the trails of `tenants`, with the tenant each is in. */
+async function eventsAbout(uid: string, tenants: string[]): Promise<{ tenant: string; action: string; actor: string }[]> {
+  const trails = await Promise.all(tenants.map(async (tenant) => (await db().collection(`tenants/${tenant}/auditEvents`).where("subject", "==", uid).get()).docs.map((d) => ({ tenant, action: d.get("action"), actor: d.get("actor.uid") }))));
+  return trails.flat();
+}
+
 async function putRecord(tenant: string, uid: string, deleted: boolean): Promise<void> {
   await record(tenant, uid).set({ email: `${uid}@cc.test`, deletedAt: deleted ? Timestamp.fromDate(new Date("2026-06-01T10:00:00Z")) : null });
 }
@@ -62,6 +68,8 @@ describe("races on one user record", () => {
       expect(final).toMatchObject({ deletedAt: null, restoredBy: winners[0].uid });
       expect(final.restoredAt).toBeInstanceOf(Timestamp);
       expect(final).not.toHaveProperty("deletedBy");
+      // One change, one event, by the one who made it: the losers' transactions wrote nothing.
+      expect(await eventsAbout(uid, [HOME])).toEqual([{ tenant: HOME, action: "user.restored", actor: winners[0].uid }]);
     }
   });
 
@@ -119,6 +127,7 @@ describe("races on one authentication's ownership", () => {
       // The losers learn nothing of the winner.
       for (const a of answers) for (const t of TENANTS) if (a.status !== 200) expect(a.text).not.toContain(t);
       expect((await owner(uid).get()).data()).toMatchObject({ ownerPath: `tenants/${winners[0].tenant}`, claimedBy: winners[0].uid });
+      expect(await eventsAbout(uid, TENANTS)).toEqual([{ tenant: winners[0].tenant, action: "authOwnership.claimed", actor: winners[0].uid }]);
     }
   });
 

@@ -1,3 +1,4 @@
+import { auditInTransaction } from "../../audit";
 import { firestoreSdk } from "../../firebase";
 import { conflict } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
@@ -26,6 +27,7 @@ export const claimAuthOwnership = defineRoute({
     if (before.isLinkedToCurrentTenant) throw conflict(`This target already owns the authentication of user '${userId}'.`);
     if (!before.isUnclaimed) throw conflict(`The authentication of user '${userId}' is not unclaimed.`);
     tx.create(ownership.ref, { ownerPath: access.path, claimedAt: firestoreSdk().FieldValue.serverTimestamp(), claimedBy: caller.uid });
+    auditInTransaction(tx, access, caller, { action: "authOwnership.claimed", subject: userId });
     const status = { userId, isLinkedToCurrentTenant: true, isUnclaimed: false };
     return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' claimed.` };
   },

@@ -1,3 +1,4 @@
+import { auditInTransaction } from "../../audit";
 import { conflict } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { USER_TARGETS, authOwnership, ownershipChangeSchema, ownershipStatus } from "../users";
@@ -14,12 +15,13 @@ export const releaseAuthOwnership = defineRoute({
   transactional: true,
   response: { status: 200, description: "The authentication is now unclaimed.", schema: ownershipChangeSchema },
   errors: { 409: "This target does not own the authentication (the owner is never named)." },
-  async handle({ access, params: { userId }, docs: [ownership], tx }) {
+  async handle({ access, caller, params: { userId }, docs: [ownership], tx }) {
     // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner.
     if (!ownershipStatus(access, userId, ownership).isLinkedToCurrentTenant) {
       throw conflict(`This target does not own the authentication of user '${userId}'.`);
     }
     tx.delete(ownership.ref);
+    auditInTransaction(tx, access, caller, { action: "authOwnership.released", subject: userId });
     const status = { userId, isLinkedToCurrentTenant: false, isUnclaimed: true };
     return { statusCode: 200 as const, data: status, message: `Auth ownership of user '${userId}' released.` };
   },

@@ -1,3 +1,4 @@
+import { auditInTransaction } from "../../audit";
 import { firestoreSdk } from "../../firebase";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
@@ -15,12 +16,13 @@ export const restoreUser = defineRoute({
   transactional: true,
   response: { status: 201, description: "The user is restored.", schema: doneSchema(201) },
   errors: { 400: "The user has no record in this target, is not deleted, or is the caller (also: invalid ids)." },
-  async handle({ caller, params: { userId }, docs: [record], tx }) {
+  async handle({ access, caller, params: { userId }, docs: [record], tx }) {
     if (userId === caller.uid) throw badRequest(`User '${userId}' cannot be restored by themselves: ask another administrator.`);
     // SPEC.md: 400 when the user cannot be restored, whatever the reason.
     if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
     if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
     tx.update(record.ref, { deletedAt: null, deletedBy: firestoreSdk().FieldValue.delete(), ...changedBy(caller.uid, "restored") });
+    auditInTransaction(tx, access, caller, { action: "user.restored", subject: userId });
     return { statusCode: 201 as const, data: true as const, message: `User '${userId}' restored.` };
   },
 });

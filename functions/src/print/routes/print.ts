@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { downloadUrl, objectInstance, pdfOfInstance } from "../documents";
+import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance } from "../documents";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1). */
@@ -36,9 +37,11 @@ export const print = defineRoute({
     }),
   },
   errors: { 404: "No such object instance in this target.", 422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.", 503: "Cloud Storage unavailable." },
-  async handle({ access, docs: [instance] }) {
+  async handle({ access, caller, docs: [instance] }) {
     const pdf = await pdfOfInstance(access, instance);
     const { url, expiresAt } = await downloadUrl(pdf);
+    // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
+    await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
       data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached },

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { audit } from "../../audit";
+import * as logs from "../../logs";
 import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { objectInstance, pdfBytes, pdfOfInstance, safeFileName } from "../documents";
+import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
 import { idempotent } from "../idempotency";
 import { sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
@@ -100,6 +102,9 @@ export const sendPdf = defineRoute({
         text: `${text}\n\n${senderNote(access, caller.email ?? `user ${caller.uid}`, params.mailFromName.value())}`,
         attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
       });
+      // After the fact: the mail is gone, so a trail that cannot be written is logged, not answered as a failure.
+      const domains = [...new Set(recipients.map((r) => r.slice(r.lastIndexOf("@") + 1).toLowerCase()))].sort();
+      await audit(access, caller, { action: "pdf.mailed", subject: instance.id, details: { ...pdfDetails(instance, pdf), recipients: recipients.length, recipientDomains: domains, messageId } }).catch(logs.auditEventLost);
       return {
         message: "PDF sent.",
         data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId },

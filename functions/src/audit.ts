@@ -1,0 +1,52 @@
+import type { Transaction } from "firebase-admin/firestore";
+import { db, firestoreSdk } from "./firebase";
+import type { Access } from "./http/access";
+import type { Caller } from "./http/authenticate";
+import { firestoreCall } from "./http/deadline";
+import { currentRequestId } from "./http/requestContext";
+
+// The audit trail: one event per change a route makes and per PDF that leaves the service, stored
+// under the target (`{target}/auditEvents/{id}`). Only what happened is recorded: a refused or failed
+// request writes none (those stay in the logs), so nobody can flood a tenant's trail. Events hold
+// no token, password, email address or email body.
+
+/** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
+export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
+
+export type AuditAction = "user.deleted" | "user.restored" | "authOwnership.claimed" | "authOwnership.released" | "pdf.printed" | "pdf.mailed";
+
+export interface AuditInput {
+  action: AuditAction;
+  /** The user id or object instance id the action was about. */
+  subject: string;
+  details?: Record<string, unknown>;
+}
+
+function event(access: Access, caller: Caller, input: AuditInput) {
+  const { FieldValue, Timestamp } = firestoreSdk();
+  return {
+    at: FieldValue.serverTimestamp(),
+    action: input.action,
+    actor: { uid: caller.uid, scheme: caller.scheme },
+    target: access.path,
+    // The target and the targets above it: an organization's or tenant's trail includes what happened below it.
+    scopes: access.chain.map((node) => node.path),
+    subject: input.subject,
+    requestId: currentRequestId() ?? null,
+    details: input.details ?? {},
+    expireAt: Timestamp.fromMillis(Date.now() + AUDIT_RETENTION_MS),
+  };
+}
+
+const newEventRef = (access: Access) => db().collection(`${access.path}/auditEvents`).doc();
+
+/** Records the event in the route's own transaction: the change and its event commit together or not at all. */
+export function auditInTransaction(tx: Transaction, access: Access, caller: Caller, input: AuditInput): void {
+  tx.create(newEventRef(access), event(access, caller, input));
+}
+
+/** Records the event of a PDF that left the service (one write, after the fact). */
+export async function audit(access: Access, caller: Caller, input: AuditInput): Promise<void> {
+  const ref = newEventRef(access);
+  await firestoreCall(() => ref.create(event(access, caller, input)));
+}
