@@ -47,7 +47,7 @@ const REQUESTS = { 1: 40, 20: 200 } as const;
 const TIMEOUT_MS = 30_000;
 /** Requests for each stateless case before anything is measured: 100, or 20 per worker in flight. */
 const warmUpRequests = (concurrency: number) => Math.max(100, 20 * concurrency);
-const WARM_UP_CASES = ["GET /api/{target}/roles", "GET /api/{target}/user/{userId}/auth-ownership-status", "POST /print/{target}/print (cached)"];
+const WARM_UP_CASES = ["GET /api/{target}/roles", "GET /api/{target}/user/{userId}/auth-ownership-status", "GET /api/{target}/audit-events", "POST /print/{target}/print (cached)"];
 
 interface Request {
   method: string;
@@ -175,6 +175,8 @@ export async function runHttpBench(): Promise<HttpBenchResult> {
     { route: "POST /api/{target}/user/{userId}/restore", expect: 201, targetP50Ms: apiTarget, request: (_r, i) => ({ method: "POST", url: api(`/user/u${slot(i)}/restore`), token: admin }) },
     { route: "POST /api/{target}/user/{userId}/claim-auth-ownership", expect: 200, targetP50Ms: apiTarget, request: (_r, i) => ({ method: "POST", url: api(`/user/u${slot(i)}/claim-auth-ownership`), token: admin }) },
     { route: "POST /api/{target}/user/{userId}/release-auth-ownership", expect: 200, targetP50Ms: apiTarget, request: (_r, i) => ({ method: "POST", url: api(`/user/u${slot(i)}/release-auth-ownership`), token: admin }) },
+    // After the changes above: the bench tenant's trail holds their events (a page of 50, newest first).
+    { route: "GET /api/{target}/audit-events", expect: 200, targetP50Ms: apiTarget, request: () => ({ method: "GET", url: api("/audit-events?limit=50"), token: admin }) },
     { route: "POST /print/{target}/print (first render)", expect: 201, request: (_r, i) => ({ method: "POST", url: printUrl("/print"), body: { objectInstanceId: `i${slot(i)}` }, token: admin }) },
     { route: "POST /print/{target}/print (cached)", expect: 201, targetP50Ms: (c) => (c === 1 ? 25 : undefined), request: () => ({ method: "POST", url: printUrl("/print"), body: { objectInstanceId: "cached" }, token: admin }) },
     { route: "POST /print/{target}/send-pdf (cached PDF)", expect: 200, request: (_r, i) => ({ method: "POST", url: printUrl("/send-pdf"), body: { objectInstanceId: "cached", to: "bench@example.com" }, token: senders[Math.floor(slot(i) / 20)] }) },

@@ -6,14 +6,17 @@ import { firestoreCall } from "./http/deadline";
 import { currentRequestId } from "./http/requestContext";
 
 // The audit trail: one event per change a route makes and per PDF that leaves the service, stored
-// under the target (`{target}/auditEvents/{id}`). Only what happened is recorded: a refused or failed
-// request writes none (those stay in the logs), so nobody can flood a tenant's trail. Events hold
-// no token, password, email address or email body.
+// under the target (`{target}/auditEvents/{id}`) and, with the same id, in the trail of every target
+// above it (an organization's or tenant's trail holds what happened below it, read with one query of
+// one collection). Only what happened is recorded: a refused or failed request writes none (those
+// stay in the logs), so nobody can flood a tenant's trail. Events hold no token, password, email
+// address or email body.
 
 /** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
 export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
 
-export type AuditAction = "user.deleted" | "user.restored" | "authOwnership.claimed" | "authOwnership.released" | "pdf.printed" | "pdf.mailed";
+export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed"] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditInput {
   action: AuditAction;
@@ -29,8 +32,6 @@ function event(access: Access, caller: Caller, input: AuditInput) {
     action: input.action,
     actor: { uid: caller.uid, scheme: caller.scheme },
     target: access.path,
-    // The target and the targets above it: an organization's or tenant's trail includes what happened below it.
-    scopes: access.chain.map((node) => node.path),
     subject: input.subject,
     requestId: currentRequestId() ?? null,
     details: input.details ?? {},
@@ -38,15 +39,22 @@ function event(access: Access, caller: Caller, input: AuditInput) {
   };
 }
 
-const newEventRef = (access: Access) => db().collection(`${access.path}/auditEvents`).doc();
+/** The event's document in the trail of the target and of each target above it, under one new id. */
+function eventRefs(access: Access) {
+  const id = db().collection("auditEvents").doc().id;
+  return access.chain.map((node) => db().doc(`${node.path}/auditEvents/${id}`));
+}
 
 /** Records the event in the route's own transaction: the change and its event commit together or not at all. */
 export function auditInTransaction(tx: Transaction, access: Access, caller: Caller, input: AuditInput): void {
-  tx.create(newEventRef(access), event(access, caller, input));
+  const data = event(access, caller, input);
+  for (const ref of eventRefs(access)) tx.create(ref, data);
 }
 
-/** Records the event of a PDF that left the service (one write, after the fact). */
+/** Records the event of a PDF that left the service (one batch, after the fact). */
 export async function audit(access: Access, caller: Caller, input: AuditInput): Promise<void> {
-  const ref = newEventRef(access);
-  await firestoreCall(() => ref.create(event(access, caller, input)));
+  const data = event(access, caller, input);
+  const batch = db().batch();
+  for (const ref of eventRefs(access)) batch.create(ref, data);
+  await firestoreCall(() => batch.commit());
 }

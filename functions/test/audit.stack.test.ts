@@ -38,13 +38,14 @@ describe("audit events", () => {
       action,
       actor: { uid: "north-admin", scheme: "bearer" },
       target: TENANT,
-      scopes: ["organizations/acme", TENANT],
       subject: uid,
       requestId: res.headers.get("x-request-id"),
       details: {},
       expireAt: expect.any(Timestamp),
     });
     expect(event.expireAt.toMillis() - event.at.toMillis()).toBeGreaterThan(AUDIT_RETENTION_MS - 60_000);
+    // The same event, under the same id, in the trail of the organization above.
+    expect(await eventsAbout(uid, "organizations/acme")).toEqual(events);
     expect(JSON.stringify(event)).not.toMatch(/@/);
   });
 

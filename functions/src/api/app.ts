@@ -1,13 +1,14 @@
 import { createApp } from "../http/app";
 import { authOwnershipStatus } from "./routes/authOwnershipStatus";
 import { claimAuthOwnership } from "./routes/claimAuthOwnership";
+import { listAuditEvents } from "./routes/listAuditEvents";
 import { listRoles } from "./routes/listRoles";
 import { releaseAuthOwnership } from "./routes/releaseAuthOwnership";
 import { restoreUser } from "./routes/restoreUser";
 import { softDeleteUser } from "./routes/softDeleteUser";
 
-/** The user-administration routes (SPEC.md sections 4.3 to 4.6), under /api/{targetPath}. */
-export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership];
+/** The user-administration routes (SPEC.md sections 4.3 to 4.6) and the audit trail, under /api/{targetPath}. */
+export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership, listAuditEvents];
 
 export const API_INFO = {
   title: "User administration API",

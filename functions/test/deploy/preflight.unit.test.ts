@@ -111,6 +111,23 @@ describe("firebase-tools discovery of the built functions", () => {
   });
 });
 
+describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in firebase.json)", () => {
+  const spec = readJson<{ indexes: { collectionGroup: string; fields: { fieldPath: string }[] }[]; fieldOverrides: { collectionGroup: string; fieldPath: string; ttl?: boolean }[] }>(join(ROOT_DIR, "firestore.indexes.json"));
+
+  it("passes firebase-tools' own validation of the file a deploy sends", () => {
+    expect((firebaseJson as { firestore?: { indexes?: string } }).firestore?.indexes).toBe("firestore.indexes.json");
+    const { FirestoreApi } = require(require.resolve("firebase-tools/lib/firestore/api", { paths: [ROOT_DIR] }));
+    expect(() => new FirestoreApi().validateSpec(spec)).not.toThrow();
+  });
+
+  it("declares a composite index for each filtered query of the audit trail, and a TTL on every expiring collection", () => {
+    const shapes = spec.indexes.filter((i) => i.collectionGroup === "auditEvents").map((i) => i.fields.map((f) => f.fieldPath).join(","));
+    expect(shapes.sort()).toEqual(["action,at,__name__", "action,subject,at,__name__", "subject,at,__name__"]);
+    const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
+    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "idempotencyKeys.expireAt", "rateLimits.expiresAt", "signInFailures.expireAt"]);
+  });
+});
+
 describe("what a deploy uploads", () => {
   it("keeps firebase-tools' default ignore entries beside the project's own", () => {
     const ignore = functionsConfig(firebaseJson).ignore ?? [];

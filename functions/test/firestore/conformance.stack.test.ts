@@ -340,6 +340,22 @@ describe("queries", () => {
     expect(await ids(col.orderBy("pop").endBefore(5))).toEqual(["a", "d"]);
   });
 
+  it("equality filters with a range and a descending order on another field, a documentId() tie-breaker and a two-value cursor (the audit trail's query)", async () => {
+    const trail = freshCollection();
+    const at = (minute: number) => Timestamp.fromMillis(Date.UTC(2026, 0, 1, 0, minute));
+    const events: [string, string, string, number][] = [
+      ["k1", "print", "s1", 1], ["k2", "print", "s1", 2], ["k3", "mail", "s1", 2], ["k4", "print", "s2", 2], ["k5", "print", "s1", 3], ["k6", "print", "s1", 5], ["k0", "print", "s1", 2],
+    ];
+    for (const [id, action, subject, minute] of events) await trail.doc(id).set({ action, subject, at: at(minute) });
+    const newestFirst = (q: Query) => q.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
+    const printsOfS1 = trail.where("action", "==", "print").where("subject", "==", "s1");
+    expect(await ids(newestFirst(printsOfS1))).toEqual(["k6", "k5", "k2", "k0", "k1"]);
+    expect(await ids(newestFirst(printsOfS1.where("at", ">=", at(2)).where("at", "<", at(5))))).toEqual(["k5", "k2", "k0"]);
+    // Continuing after (minute 2, k2): the tie at minute 2 goes on by id, descending.
+    expect(await ids(newestFirst(printsOfS1).startAfter(at(2), "k2").limit(2))).toEqual(["k0", "k1"]);
+    expect(await ids(newestFirst(trail).startAfter(at(2), "k3").limit(3))).toEqual(["k2", "k0", "k1"]);
+  });
+
   it("count()", async () => {
     expect((await col.count().get()).data().count).toBe(6);
     expect((await col.where("city", "==", "Oslo").count().get()).data().count).toBe(3);

@@ -178,6 +178,8 @@ interface MatrixRoute {
   kinds?: readonly Kind[];
   success: number;
   body?: unknown;
+  /** The answer may name targets below the requested one (an audit trail includes them). */
+  seesBelow?: boolean;
   /** Before the cases of a form: puts the state a success needs. */
   prepare?(node: TargetNode): Promise<void>;
   /** After a success: checks its body and effect, then puts the state back. */
@@ -291,6 +293,21 @@ const ROUTES: MatrixRoute[] = [
     success: 201,
     body: { objectInstanceId: INSTANCE },
     verify: async (res, node) => (String(res.json?.data?.storagePath).startsWith(`generated-pdfs/${node.path}/${INSTANCE}/`) ? undefined : `storagePath ${res.json?.data?.storagePath}`),
+  },
+  {
+    name: "audit-events",
+    function: "api",
+    method: "GET",
+    suffix: "/audit-events?limit=100",
+    anyOf: ["ADMIN"],
+    success: 200,
+    seesBelow: true,
+    // Only events of the target and the targets below it, whatever the other lanes are changing meanwhile.
+    verify: async (res, node) => {
+      const subtree = new Set(ALL_NODES.filter((n) => chain(n.key).some((c) => c.key === node.key)).map((n) => n.path));
+      const outside = ((res.json?.data ?? []) as { target: string }[]).filter((e) => !subtree.has(e.target));
+      return Array.isArray(res.json?.data) && outside.length === 0 ? undefined : `events outside ${node.path} and the targets below it: ${JSON.stringify(outside.map((e) => e.target))}`;
+    },
   },
   {
     name: "send-pdf",
@@ -423,7 +440,8 @@ describe("tenant isolation matrix (generated from the rules)", () => {
         const problem = await route.verify(res, node, caller);
         if (problem) problems.push(problem);
       }
-      const visible = new Set(chain(form.node).map((n) => n.id));
+      const below = route.seesBelow ? ALL_NODES.filter((n) => chain(n.key).some((c) => c.key === form.node)) : [];
+      const visible = new Set([...chain(form.node), ...below].map((n) => n.id));
       const leaked = ALL_NODES.filter((n) => !visible.has(n.id) && res.text.includes(n.id)).map((n) => n.key);
       if (leaked.length > 0) problems.push(`the answer names ${leaked.join(", ")}: ${res.text.slice(0, 300)}`);
       if (problems.length > 0) outcome.failures.push(`${where}: ${problems.join("; ")}`);

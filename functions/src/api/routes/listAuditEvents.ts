@@ -1,0 +1,122 @@
+import { createHash } from "node:crypto";
+import type { DocumentSnapshot, Query, Timestamp } from "firebase-admin/firestore";
+import { z } from "zod";
+import { AUDIT_ACTIONS } from "../../audit";
+import { db, firestoreSdk } from "../../firebase";
+import { firestoreCall } from "../../http/deadline";
+import { defineRoute } from "../../http/routes";
+import { idField, intParam } from "../../http/validation";
+
+/** Where a page ends: the last event's time and id, and which filters it belongs to. */
+interface PagePosition {
+  s: number;
+  n: number;
+  id: string;
+  f: string;
+}
+
+/** The filters of a query, as a short hash: a page token only continues the query it came from. */
+const filtersKey = (q: { action?: string; subject?: string; since?: string; until?: string }) =>
+  createHash("sha256")
+    .update(JSON.stringify([q.action ?? null, q.subject ?? null, q.since ?? null, q.until ?? null]))
+    .digest("base64url")
+    .slice(0, 16);
+
+/** Opaque to clients: base64url of the position. */
+export const encodePageToken = (position: PagePosition) => Buffer.from(JSON.stringify(position)).toString("base64url");
+
+function decodePageToken(token: string): PagePosition | undefined {
+  try {
+    const p = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as PagePosition;
+    const valid = Number.isSafeInteger(p.s) && Number.isInteger(p.n) && p.n >= 0 && p.n < 1e9 && /^[A-Za-z0-9]{1,40}$/.test(p.id) && typeof p.f === "string";
+    return valid && encodePageToken({ s: p.s, n: p.n, id: p.id, f: p.f }) === token ? p : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Filters and paging of the trail; unknown parameters are refused. */
+const listAuditEventsQuery = z
+  .strictObject({
+    limit: intParam(1, 100, 50),
+    pageToken: z.string().max(500).optional().meta({ description: "nextPageToken of the previous page (same filters)" }),
+    action: z.enum(AUDIT_ACTIONS).optional(),
+    subject: idField.optional().meta({ description: "A user id or object instance id" }),
+    since: z.iso.datetime({ offset: true }).optional().meta({ description: "Events at or after this time (ISO 8601)" }),
+    until: z.iso.datetime({ offset: true }).optional().meta({ description: "Events before this time (ISO 8601)" }),
+  })
+  .refine((q) => !q.since || !q.until || Date.parse(q.since) < Date.parse(q.until), { message: "must be before 'until'", path: ["since"] })
+  .transform((q, ctx) => {
+    if (q.pageToken === undefined) return { ...q, page: undefined };
+    const page = decodePageToken(q.pageToken);
+    if (!page || page.f !== filtersKey(q)) {
+      ctx.addIssue({ code: "custom", message: "is not a page token of this query (tokens continue the query with the same filters)", path: ["pageToken"] });
+      return z.NEVER;
+    }
+    return { ...q, page };
+  });
+
+const eventSchema = z.strictObject({
+  id: z.string(),
+  at: z.iso.datetime().describe("When it happened (server time)."),
+  action: z.enum(AUDIT_ACTIONS),
+  actor: z.strictObject({ uid: z.string(), scheme: z.enum(["bearer", "basic"]) }),
+  target: z.string().describe("Document path of the target it happened on: this one or one below it.").meta({ examples: ["tenants/acme-north"] }),
+  subject: z.string().describe("The user id or object instance id."),
+  requestId: z.string().nullable().describe("X-Request-Id of the request that did it."),
+  details: z.record(z.string(), z.unknown()),
+});
+
+function toEvent(doc: DocumentSnapshot): z.infer<typeof eventSchema> {
+  const at = doc.get("at") as Timestamp;
+  return {
+    id: doc.id,
+    at: at.toDate().toISOString(),
+    action: doc.get("action"),
+    actor: { uid: String(doc.get("actor.uid")), scheme: doc.get("actor.scheme") },
+    target: String(doc.get("target")),
+    subject: String(doc.get("subject")),
+    requestId: (doc.get("requestId") as string | null) ?? null,
+    details: (doc.get("details") as Record<string, unknown>) ?? {},
+  };
+}
+
+/**
+ * The audit trail of a target (issue 20): what happened on it and on the targets below it, newest
+ * first, paged with an opaque cursor. ADMIN only.
+ */
+export const listAuditEvents = defineRoute({
+  method: "get",
+  path: "/audit-events",
+  summary: "List the audit events of a target and the targets below it, newest first",
+  anyOf: ["ADMIN"],
+  query: listAuditEventsQuery,
+  load: ({ path, query }) => {
+    const { FieldPath, Timestamp: Time } = firestoreSdk();
+    let q: Query = db().collection(`${path}/auditEvents`);
+    if (query.action) q = q.where("action", "==", query.action);
+    if (query.subject) q = q.where("subject", "==", query.subject);
+    if (query.since) q = q.where("at", ">=", Time.fromMillis(Date.parse(query.since)));
+    if (query.until) q = q.where("at", "<", Time.fromMillis(Date.parse(query.until)));
+    q = q.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
+    if (query.page) q = q.startAfter(new Time(query.page.s, query.page.n), query.page.id);
+    return firestoreCall(() => q.limit(query.limit + 1).get());
+  },
+  response: {
+    status: 200,
+    description: "One page of events, newest first.",
+    schema: z.strictObject({
+      statusCode: z.literal(200),
+      message: z.string(),
+      data: z.array(eventSchema),
+      nextPageToken: z.string().nullable().describe("Pass as pageToken (with the same filters) for the next page; null on the last page."),
+    }),
+  },
+  async handle({ query, loaded: page }) {
+    const docs = page.docs.slice(0, query.limit);
+    const last = docs.at(-1);
+    const at = last?.get("at") as Timestamp | undefined;
+    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: filtersKey(query) }) : null;
+    return { statusCode: 200 as const, message: `${docs.length} event(s).`, data: docs.map(toEvent), nextPageToken };
+  },
+});
