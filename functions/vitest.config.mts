@@ -14,6 +14,8 @@ export default defineConfig({
         test: {
           name: "stack",
           include: ["test/**/*.stack.test.ts"],
+          // Google's client libraries in the test process would otherwise probe the cloud metadata server.
+          env: { METADATA_SERVER_DETECTION: "none" },
           globalSetup: ["test/globalSetup.ts"],
           fileParallelism: false, // the files share one stack and its demo data
           testTimeout: 30_000,
