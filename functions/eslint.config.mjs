@@ -14,7 +14,7 @@ export default tseslint.config(
   {
     // Plain Node scripts that run before anything is installed (stack/withProductionNode.mjs).
     files: ["**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", setInterval: "readonly", clearInterval: "readonly" } },
   },
   {
     // Tests and the local stack read loosely typed JSON and firebase-tools internals.

@@ -64,9 +64,27 @@ const env = { ...process.env, PATH: [binDir, process.env.PATH].filter(Boolean).j
 delete env.npm_node_execpath;
 delete env.NODE;
 
-const child = spawn(command, args, { stdio: "inherit", env, cwd: process.cwd() });
-// Ctrl-C reaches the whole process group by itself; a SIGTERM sent to this process alone is passed on.
-process.on("SIGINT", () => {});
-process.on("SIGTERM", () => child.kill("SIGTERM"));
+// The command runs in a process group of its own, and every signal this process gets goes to the whole
+// group: the npm and shell layers in between do not pass signals on, the local stack's launcher handles them.
+const child = spawn(command, args, { stdio: "inherit", env, cwd: process.cwd(), detached: true });
+const toGroup = (signal) => {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group is gone already
+  }
+};
+process.on("SIGINT", () => toGroup("SIGINT"));
+process.on("SIGTERM", () => toGroup("SIGTERM"));
+// npm does not pass a SIGTERM on to the script it runs: when it dies, this process is left orphaned,
+// and stops the command as if it had been sent SIGTERM itself.
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid !== parent) {
+    clearInterval(watch);
+    toGroup("SIGTERM");
+  }
+}, 500);
+watch.unref();
 child.on("error", (error) => fail(`Could not run ${command}: ${error.message}`));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
