@@ -405,6 +405,9 @@ const firstHeader = (value: string | string[] | undefined) => (Array.isArray(val
 function platformAnswers(req: HostileRequest): { status: number; text: string; why: string }[] {
   const answers: { status: number; text: string; why: string }[] = [];
   const path = `/${req.fn}/${req.segments.join("/")}`;
+  // Node refuses a request line and headers over 16 KB with an empty 431 (several big changes at once).
+  const headerBytes = path.length + (req.query?.length ?? 0) + Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + [v].flat().join("").length + 4, 0);
+  if (headerBytes > 15_000) answers.push({ status: 431, text: "", why: "a request line and headers over 16 KB" });
   if (safeDecode(path) === undefined) answers.push({ status: 400, text: "Bad Request", why: "undecodable percent-encoding in the path" });
   const contentType = firstHeader(req.headers["content-type"])?.toLowerCase() ?? "";
   const encoding = req.headers["content-encoding"];
@@ -464,7 +467,7 @@ async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<Ra
   const platform = platformAnswers(req);
   const ourProblem = errorBodyProblem(res);
   if (platform.length > 0 && ourProblem) {
-    const match = platform.find((p) => p.status === res.status && /^text\/html\b/.test(String(res.headers["content-type"])) && res.text.includes(`<pre>${p.text}</pre>`));
+    const match = platform.find((p) => p.status === res.status && (p.status === 431 ? res.text === "" : /^text\/html\b/.test(String(res.headers["content-type"])) && res.text.includes(`<pre>${p.text}</pre>`)));
     if (!match) fail(`expected the platform's ${platform.map((p) => `${p.status} (${p.why})`).join(" or ")}`);
     tally.platform.set(match!.why, (tally.platform.get(match!.why) ?? 0) + 1);
     return res;
