@@ -132,7 +132,8 @@ export async function resolveAccess(target: Target, uid: string, reads: readonly
   const firestore = db();
   const recordPaths = chainPaths.filter(holdsUserRecords).map((p) => `${p}/users/${uid}`);
   const paths = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...recordPaths, ...reads];
-  const snapshots = await firestoreCall(() => (tx ? tx.getAll(...paths.map((p) => firestore.doc(p))) : firestore.getAll(...paths.map((p) => firestore.doc(p)))));
+  const refs = paths.map((p) => firestore.doc(p));
+  const snapshots = await firestoreCall(() => (tx ? tx.getAll(...refs) : firestore.getAll(...refs)));
   const n = chainPaths.length;
   const nodes = snapshots.slice(0, n);
   const softDeleted = snapshots.slice(2 * n, 2 * n + recordPaths.length).some((record) => record.get("deletedAt") != null);

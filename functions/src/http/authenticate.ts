@@ -80,19 +80,25 @@ const TOKEN_ERRORS: Record<string, string> = {
  */
 const verifiedTokens = new TtlCache<VerifiedToken>(AUTH_CACHE_TTL_MS);
 
-async function verifyToken(token: string): Promise<VerifiedToken> {
-  const key = createHash("sha256").update(token).digest("base64");
-  const cached = verifiedTokens.get(key);
-  if (cached) return cached;
+/** Verifies an ID token's signature and claims with firebase-admin; its errors become 401s. */
+async function verifyToken(token: string): Promise<VerifiedToken & { expiresAtMs: number }> {
   try {
     const decoded = await auth().verifyIdToken(token);
-    const verified = { uid: decoded.uid, authTime: decoded.auth_time, email: decoded.email };
-    verifiedTokens.set(key, verified, decoded.exp * 1000 - Date.now());
-    return verified;
+    return { uid: decoded.uid, authTime: decoded.auth_time, email: decoded.email, expiresAtMs: decoded.exp * 1000 };
   } catch (error) {
     const code = (error as { code?: string }).code ?? "";
     throw unauthorized(TOKEN_ERRORS[code] ?? "The ID token is invalid.");
   }
+}
+
+/** verifyToken for a token a client sends again and again (Bearer): remembered by its SHA-256. */
+async function verifyTokenCached(token: string): Promise<VerifiedToken> {
+  const key = createHash("sha256").update(token).digest("base64");
+  const cached = verifiedTokens.get(key);
+  if (cached) return cached;
+  const { expiresAtMs, ...verified } = await verifyToken(token);
+  verifiedTokens.set(key, verified, expiresAtMs - Date.now());
+  return verified;
 }
 
 /** Rejects a verified token whose user is gone or disabled, or that was issued before a revocation. */
@@ -109,7 +115,7 @@ async function checkUserStatus(decoded: VerifiedToken): Promise<void> {
  * the Auth backend, so its answer is cached per user for at most AUTH_CACHE_TTL_MS.
  */
 async function verifyBearer(token: string): Promise<Caller> {
-  const decoded = await verifyToken(token);
+  const decoded = await verifyTokenCached(token);
   await checkUserStatus(decoded);
   return { uid: decoded.uid, scheme: "bearer", email: decoded.email };
 }

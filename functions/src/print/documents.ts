@@ -87,11 +87,15 @@ async function storage<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The instance's title, as printed and as named in mail and file names. */
+const titleOf = (stored: FirebaseFirestore.DocumentData) => String(plainData(stored.title, firestoreSdk()) ?? "Untitled");
+
+/** The instance as the renderer takes it: plain data within the renderer's limits (422 otherwise). */
 function printable(stored: FirebaseFirestore.DocumentData): PrintableInstance {
   const data = plainData(stored, firestoreSdk()) as Record<string, unknown>;
   assertWithinLimits(data);
   return {
-    title: String(data.title ?? "Untitled"),
+    title: titleOf(stored),
     objectTypeName: String(data.objectTypeName ?? ""),
     sections: Array.isArray(data.sections) ? data.sections : [],
   };
@@ -145,12 +149,8 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
-  let data: PrintableInstance;
-  try {
-    data = printable(instance.data()!);
-  } catch (error) {
-    throw rememberFailure(storagePath, error);
-  }
+  const stored = instance.data()!;
+  const title = titleOf(stored);
   const file = defaultBucket().file(storagePath);
   // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
   const metadata = await storage(() =>
@@ -165,7 +165,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   if (metadata) {
     const pageCount = Number(metadata.metadata?.pageCount ?? 0);
     const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;
-    return { file, title: data.title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken };
+    return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken };
   }
 
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
@@ -175,6 +175,8 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   const { renderInstancePdf, PageLimitExceeded } = await import("./render");
   let pdf: Awaited<ReturnType<typeof renderInstancePdf>>;
   try {
+    // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
+    const data = printable(stored);
     pdf = await oneRenderAtATime(() => renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages }));
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
@@ -189,7 +191,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
       resumable: false,
       contentType: "application/pdf",
       metadata: {
-        contentDisposition: contentDisposition(data.title),
+        contentDisposition: contentDisposition(title),
         cacheControl: "private, max-age=900",
         metadata: {
           pageCount: String(pdf.pageCount),
@@ -198,7 +200,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
       },
     }),
   );
-  return { file, title: data.title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken };
+  return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken };
 }
 
 /** The PDF's bytes: those just rendered, or the stored file's. */

@@ -14,9 +14,12 @@ export function allowedRecipientDomains(chain: readonly TargetNode[]): string[] 
   return undefined;
 }
 
+/** The domain part of an address, as written. */
+export const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1);
+
 /** The domain of an address, or a subdomain of it, is in the list. */
 export function domainAllowed(address: string, allowed: readonly string[]): boolean {
-  const domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+  const domain = domainOf(address).toLowerCase();
   return allowed.some((d) => d !== "" && (domain === d || domain.endsWith(`.${d}`)));
 }
 
@@ -26,8 +29,7 @@ export function assertRecipientsAllowed(access: Access, recipients: readonly str
   if (!allowed) return;
   const refused = recipients.find((r) => !domainAllowed(r, allowed));
   if (refused) {
-    const domain = refused.slice(refused.lastIndexOf("@") + 1);
-    throw badRequest(`'to'/'cc': this target sends PDFs only to addresses at ${allowed.join(", ") || "no domain"}, not at ${domain}.`);
+    throw badRequest(`'to'/'cc': this target sends PDFs only to addresses at ${allowed.join(", ") || "no domain"}, not at ${domainOf(refused)}.`);
   }
 }
 

@@ -4,7 +4,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ID } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
-import { firestore } from "../api/fixtures";
+import { firestore, freshTenantAdmin } from "../api/fixtures";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
 
 const api = BASES.api.functionUrl;
@@ -39,16 +39,7 @@ async function freshUser(): Promise<{ uid: string; email: string; token: string 
 
 const rolesOf = (targetPath: string) => `${api}${targetPath}/roles`;
 
-/** A fresh user who is ADMIN on acme-north, so that a request either passes (200) or is refused (401). */
-async function freshAdmin(options: { multiFactor?: boolean } = {}): Promise<{ uid: string; email: string; password: string }> {
-  const uid = `pipeline-${randomUUID()}`;
-  const email = `${uid}@example.test`;
-  const password = "fresh-password";
-  const multiFactor = options.multiFactor ? { enrolledFactors: [{ factorId: "phone", phoneNumber: "+15555550100", displayName: "phone" }] } : undefined;
-  await adminAuth().createUser({ uid, email, password, emailVerified: true, multiFactor });
-  await firestore().doc(`tenants/acme-north/members/${uid}`).set({ permissions: ["ADMIN"] });
-  return { uid, email, password };
-}
+const freshAdmin = (options: { multiFactor?: boolean } = {}) => freshTenantAdmin("pipeline", options);
 
 /** Milliseconds from now until `request` is first answered 401 (polling every 200 ms), failing after `limitMs`. */
 async function msUntilRefused(request: () => Promise<{ status: number }>, limitMs: number): Promise<number> {

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { getAuth } from "firebase-admin/auth";
 import { describe, expect, it } from "vitest";
 import { SIGN_IN_FAILURE_LIMITS } from "../../src/config";
-import { stackAdminApp } from "../../stack/seedStack";
-import { firestore } from "../api/fixtures";
+import { firestore, freshTenantAdmin } from "../api/fixtures";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
 
 // The failed-sign-in limit of Basic credentials (src/http/signInLimit.ts), through the stack: counted
@@ -13,13 +11,7 @@ const roles = `${BASES.api.functionUrl}/tenant/acme-north/roles`;
 const { perEmail, perAddress, windowMs } = SIGN_IN_FAILURE_LIMITS;
 
 /** A fresh ADMIN of acme-north with its own email, so that its failures are its own. */
-async function freshAdmin(): Promise<{ uid: string; email: string; password: string }> {
-  const uid = `limit-${randomUUID()}`;
-  const user = { uid, email: `${uid}@example.test`, password: "right-password" };
-  await getAuth(stackAdminApp()).createUser(user);
-  await firestore().doc(`tenants/acme-north/members/${uid}`).set({ permissions: ["ADMIN"] });
-  return user;
-}
+const freshAdmin = () => freshTenantAdmin("limit");
 
 const attempt = (email: string, password: string, address?: string) =>
   call(roles, { auth: { header: basicHeader(email, password) }, headers: address ? { "x-forwarded-for": address } : {} });

@@ -9,7 +9,7 @@ import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } fro
 import { idempotent } from "../idempotency";
 import { sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
-import { assertRecipientsAllowed, mailingAccount, senderNote } from "../recipients";
+import { assertRecipientsAllowed, domainOf, mailingAccount, senderNote } from "../recipients";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 const MAX_RECIPIENTS = 10;
@@ -103,7 +103,7 @@ export const sendPdf = defineRoute({
         attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
       });
       // After the fact: the mail is gone, so a trail that cannot be written is logged, not answered as a failure.
-      const domains = [...new Set(recipients.map((r) => r.slice(r.lastIndexOf("@") + 1).toLowerCase()))].sort();
+      const domains = [...new Set(recipients.map((r) => domainOf(r).toLowerCase()))].sort();
       await audit(access, caller, { action: "pdf.mailed", subject: instance.id, details: { ...pdfDetails(instance, pdf), recipients: recipients.length, recipientDomains: domains, messageId } }).catch(logs.auditEventLost);
       return {
         message: "PDF sent.",
