@@ -13,11 +13,11 @@ let apiApp: Promise<Express> | undefined;
 let printApp: Promise<Express> | undefined;
 
 export const api = onRequest({ ...options, ...RUNTIME_OPTIONS.api }, async (req, res) => {
-  apiApp ??= import("./api/app").then((m) => m.createApiApp());
+  apiApp ??= import("./api/app.js").then((m) => m.createApiApp());
   (await apiApp)(req, res);
 });
 
 export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: [sendgridApiKey] }, async (req, res) => {
-  printApp ??= import("./print/app").then((m) => m.createPrintApp());
+  printApp ??= import("./print/app.js").then((m) => m.createPrintApp());
   (await printApp)(req, res);
 });

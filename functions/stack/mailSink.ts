@@ -8,7 +8,7 @@ import type { FaultControl } from "./faults";
  * real @sendgrid/mail client with its base URL pointed here; this server answers like SendGrid's
  * v3 `POST /v3/mail/send` (202, `X-Message-Id`) and keeps every message for tests and developers:
  *   GET    /messages   every captured message, attachments included, oldest first
- *   DELETE /messages   forget them
+ *   DELETE /messages   forget them, and any send still delayed (see behaviour)
  *   PUT    /behaviour  { "status": 500 } or { "delayMs": 5000 } makes the next sends fail or hang;
  *                      {} restores normal behaviour (fault tests of send-pdf)
  * It is also the local stack's control endpoint for faults of its other parts (stack/faults.ts):
@@ -83,6 +83,8 @@ function mailErrors(mail: unknown): { message: string; field: string }[] {
 export class MailSink {
   private readonly messages: CapturedMessage[] = [];
   private behaviour: Behaviour = {};
+  /** Counts DELETE /messages: a send that was in flight across one is dropped. */
+  private generation = 0;
   private server: Server | undefined;
 
   /** `faults`: the stack's fault switches, served at /faults (absent: /faults answers 501). */
@@ -117,6 +119,7 @@ export class MailSink {
     if (path === "/messages" && req.method === "GET") return sendJson(res, 200, this.messages);
     if (path === "/messages" && req.method === "DELETE") {
       this.messages.length = 0;
+      this.generation++;
       return sendJson(res, 204, undefined);
     }
     if (path === "/behaviour" && req.method === "PUT") {
@@ -145,7 +148,10 @@ export class MailSink {
 
   private async send(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
+    const generation = this.generation;
     if (this.behaviour.delayMs) await new Promise((r) => setTimeout(r, this.behaviour.delayMs));
+    // A send still delayed when the messages were cleared belongs to an earlier test: it is not kept.
+    if (generation !== this.generation) return sendJson(res, 202, undefined);
     if (this.behaviour.status) {
       return sendJson(res, this.behaviour.status, { errors: [{ message: "Failure requested through PUT /behaviour.", field: "" }] });
     }

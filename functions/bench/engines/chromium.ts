@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core" with { "resolution-mode": "import" };
 import { treeCpuMs, treePssBytes } from "../procfs";
 import { buildHtml, footerTemplate, headerTemplate } from "./html";
 import { buildModel } from "./model";

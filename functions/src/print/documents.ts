@@ -172,7 +172,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
   // request served from a stored PDF never needs it.
-  const { renderInstancePdf, PageLimitExceeded } = await import("./render");
+  const { renderInstancePdf, PageLimitExceeded } = await import("./render/index.js");
   let pdf: Awaited<ReturnType<typeof renderInstancePdf>>;
   try {
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.

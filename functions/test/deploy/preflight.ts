@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { FUNCTIONS_DIR, ROOT_DIR } from "../../stack/config";
+import { FONT_FILES } from "../../src/print/render/text/fonts";
 
 // The checks `firebase deploy --only functions` makes before it touches a project, run offline with
 // firebase-tools' own code (the pinned version of the root package.json): the runtime guard on a given
@@ -145,6 +146,11 @@ export function staleBuildOutput(): string[] {
   for (const entry of readdirSync(lib, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = relative(lib, join(entry.parentPath, entry.name));
+    if (path.startsWith(`fonts${sep}`)) {
+      // The font bundle (stack/bundleFonts.mjs): exactly the files the renderer reads.
+      if (!FONT_FILES.includes(relative("fonts", path).split(sep).join("/"))) stale.push(`lib/${path}`);
+      continue;
+    }
     const source = path.replace(/\.js(\.map)?$/, ".ts").replace(/\.d\.ts$/, ".ts");
     if (!existsSync(join(FUNCTIONS_DIR, "src", source))) stale.push(`lib/${path}`);
   }

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FUNCTIONS_DIR, PROJECT_ID, ROOT_DIR } from "../../stack/config";
+import { FONT_FILES } from "../../src/print/render/text/fonts";
 import {
   PreflightError,
   checkRuntime,
@@ -138,5 +139,15 @@ describe("what a deploy uploads", () => {
 
   it("lib/ holds only what src/ compiles to: npm run build starts from an empty lib/", () => {
     expect(staleBuildOutput()).toEqual([]);
+  });
+
+  it("carries the renderer's fonts in lib/fonts, their packages being development dependencies only", () => {
+    const pkg = readJson<{ dependencies: Record<string, string>; devDependencies: Record<string, string> }>(join(FUNCTIONS_DIR, "package.json"));
+    for (const file of FONT_FILES) {
+      expect(existsSync(join(FUNCTIONS_DIR, "lib", "fonts", file)), file).toBe(true);
+      const name = file.split("/").slice(0, 2).join("/");
+      expect(pkg.devDependencies[name], name).toBeDefined();
+      expect(pkg.dependencies[name], name).toBeUndefined();
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The PDF renderer for object instances: a pure module (no Firebase, no I/O besides reading the
 // bundled font files once per process). See render.ts for the layout, format.ts for the locale and
-// time zone, fonts.ts for the embedded typeface.
+// time zone, text/ for fonts, shaping, bidi and line breaking, pdf.ts for the file.
 
 export type {
   PrintableField,
@@ -22,5 +22,5 @@ export {
   formatNumber,
   formatTimestamp,
 } from "./format";
-export { FONT_PACKAGE } from "./fonts";
+export { FONT_FILES } from "./text/fonts";
 export { PRODUCER } from "./pdf";

@@ -9,52 +9,78 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, type PDFContext, type PDFRef } from "pdf-lib";
-import type { Face, GlyphRef } from "./fonts";
+import type { Face } from "./text/fonts";
+import type { Line } from "./text/paragraph";
+import type { Glyph } from "./text/shape";
 
-export const PRODUCER = "Print renderer (pdf-lib 1.17, Noto Sans)";
+export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
 
 const deflate = (bytes: Uint8Array): Buffer => deflateSync(bytes, { level: 6 });
 
 const HEX = "0123456789abcdef";
 const hex4 = (n: number): string => HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
 
-/** One face as used by one document: the glyphs it needs, renumbered for the subset. */
+/** UTF-16BE hex of a string (a PDF text string's bytes without the FEFF mark). */
+function utf16Hex(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) out += hex4(text.charCodeAt(i));
+  return out;
+}
+
+/** A number for a content stream: at most two decimals, never exponent notation. */
+export function num(v: number): string {
+  const r = Math.round(v * 100) / 100;
+  return Object.is(r, -0) ? "0" : String(r);
+}
+
+/** One face as used by one document: the glyphs it needs, renumbered for the subset, and their text. */
 export class FontUse {
   readonly face: Face;
   /** Resource name in the page's /Font dictionary, e.g. "F1". */
   readonly resource: string;
-  /** gid -> 4-digit hex of its CID (= glyph index in the subset) */
-  private readonly codes = new Map<number, string>();
-  /** CID -> glyph (CID 0 is .notdef) */
-  private readonly byCid: (GlyphRef | undefined)[] = [undefined];
-  /** CID -> glyph id in the full font */
+  /** gid -> its first CID and the text it stands for; `others` holds copies of the glyph for other texts */
+  private readonly byGid = new Map<number, { text: string; code: string; others?: Map<string, string> }>();
+  /** CID -> glyph id in the full font (CID 0 is .notdef) */
   private readonly gids: number[] = [0];
+  /** CID -> the text the glyph stands for (ToUnicode); "" for the other glyphs of a cluster */
+  private readonly unicode: string[] = [""];
 
   constructor(face: Face, resource: string) {
     this.face = face;
     this.resource = resource;
   }
 
-  /** The glyphs as a PDF hex string body (2-byte CIDs, Identity-H). */
-  encode(glyphs: readonly GlyphRef[]): string {
-    let out = "";
-    for (let i = 0; i < glyphs.length; i++) {
-      const g = glyphs[i];
-      let code = this.codes.get(g.gid);
-      if (code === undefined) {
-        const cid = this.gids.length;
-        this.gids.push(g.gid);
-        this.byCid[cid] = g;
-        code = hex4(cid);
-        this.codes.set(g.gid, code);
-      }
-      out += code;
+  /**
+   * The 2-byte CID (hex, Identity-H) of a glyph that stands for `text`. ToUnicode holds one text per
+   * code, so a glyph that stands for several texts (an Arabic letter form shared by letters that
+   * differ only in their dots, say) gets a code, and a copy in the subset, for each.
+   */
+  code(gid: number, text: string): string {
+    const entry = this.byGid.get(gid);
+    if (!entry) {
+      const code = this.newCode(gid, text);
+      this.byGid.set(gid, { text, code });
+      return code;
     }
-    return out;
+    if (entry.text === text) return entry.code;
+    entry.others ??= new Map();
+    let code = entry.others.get(text);
+    if (code === undefined) {
+      code = this.newCode(gid, text);
+      entry.others.set(text, code);
+    }
+    return code;
+  }
+
+  private newCode(gid: number, text: string): string {
+    const cid = this.gids.length;
+    this.gids.push(gid);
+    this.unicode.push(text);
+    return hex4(cid);
   }
 
   get used(): boolean {
-    return this.codes.size > 0;
+    return this.gids.length > 1;
   }
 
   /** Writes the Type0 font, its CIDFontType2, descriptor, subset font file and ToUnicode map. */
@@ -66,13 +92,12 @@ export class FontUse {
     const fontFile = source.subset(this.gids);
 
     // A subset tag of six capitals, derived from the glyphs it holds (same glyphs -> same tag).
-    const tagHash = createHash("md5").update(face.postscriptName).update(Array.from(this.codes.keys()).join(",")).digest();
+    const tagHash = createHash("md5").update(face.postscriptName).update(this.gids.join(",")).digest();
     let tag = "";
     for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (tagHash[i] % 26));
     const baseFont = `${tag}+${face.postscriptName}`;
 
-    const widths: number[] = [Math.round(source.advanceWidth(0) * scale)];
-    for (let cid = 1; cid < this.byCid.length; cid++) widths.push(Math.round(this.byCid[cid]?.adv ?? 0));
+    const widths = this.gids.map((gid) => face.advance(gid));
 
     const fontFileRef = context.register(
       PDFRawStream.of(context.obj({ Filter: "FlateDecode", Length1: fontFile.length }), deflate(fontFile)),
@@ -123,14 +148,7 @@ export class FontUse {
 
   private toUnicodeCMap(): string {
     const entries: string[] = [];
-    for (let cid = 1; cid < this.byCid.length; cid++) {
-      const g = this.byCid[cid];
-      if (!g) continue;
-      const cp = g.cp;
-      const utf16 =
-        cp < 0x10000 ? hex4(cp) : hex4(0xd800 + ((cp - 0x10000) >> 10)) + hex4(0xdc00 + ((cp - 0x10000) & 0x3ff));
-      entries.push(`<${hex4(cid)}> <${utf16}>`);
-    }
+    for (let cid = 1; cid < this.unicode.length; cid++) entries.push(`<${hex4(cid)}> <${utf16Hex(this.unicode[cid])}>`);
     const blocks: string[] = [];
     for (let i = 0; i < entries.length; i += 100) {
       const chunk = entries.slice(i, i + 100);
@@ -155,11 +173,118 @@ export class FontUse {
   }
 }
 
+/** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
+export class DocumentFonts {
+  private readonly uses = new Map<Face, FontUse>();
+
+  use(face: Face): FontUse {
+    let use = this.uses.get(face);
+    if (!use) {
+      use = new FontUse(face, `F${this.uses.size + 1}`);
+      this.uses.set(face, use);
+    }
+    return use;
+  }
+
+  get all(): FontUse[] {
+    return [...this.uses.values()];
+  }
+}
+
+/**
+ * Text-showing operators for a line at the current text position (inside BT/ET): per piece a font,
+ * then TJ arrays whose numbers move each glyph to where the shaper placed it (its width in /W is
+ * the font's advance; kerning, marks and joins differ from it) and Ts for marks set above or below.
+ *
+ * Copying and searching give the logical text: a cluster's text goes with its one advancing glyph
+ * through ToUnicode (marks stand for nothing), with a code of its own per text when one glyph
+ * stands for several (see FontUse.code); a cluster of several glyphs side by side (Indic
+ * conjuncts and reordered vowel signs) is an ActualText span. Measured with poppler's pdftotext:
+ * ActualText around right-to-left clusters makes it split words, ToUnicode does not.
+ */
+export function lineOperators(fonts: DocumentFonts, line: Line, size: number): string {
+  let out = "";
+  for (const piece of line.pieces) {
+    const use = fonts.use(piece.face);
+    const glyphs = piece.glyphs;
+    out += `/${use.resource} ${num(size)} Tf `;
+    let array = "";
+    let hex = "";
+    // Positions in thousandths of an em from the piece's start: the pen (advances so far) and the
+    // text position after the last glyph shown (its drawn position plus its /W width).
+    let pen = 0;
+    let at = 0;
+    const moveTo = (x: number): void => {
+      const d = at - x; // a TJ number: positive moves left
+      at = x;
+      if (Math.abs(d) < 0.05) return;
+      if (hex) array += `<${hex}>`;
+      hex = "";
+      array += ` ${Math.round(d * 10) / 10} `;
+    };
+    const flush = (): void => {
+      if (hex) array += `<${hex}>`;
+      hex = "";
+      if (array) out += `[${array}] TJ `;
+      array = "";
+    };
+    const show = (g: Glyph, x: number, text: string): void => {
+      moveTo(x + g.dx);
+      if (g.dy !== 0) {
+        flush();
+        out += `${num((g.dy * size) / 1000)} Ts [<${use.code(g.gid, text)}>] TJ 0 Ts `;
+      } else {
+        hex += use.code(g.gid, text);
+      }
+      at += g.face.advance(g.gid);
+    };
+    for (let i = 0; i < glyphs.length; ) {
+      let j = i + 1;
+      while (j < glyphs.length && glyphs[j].cluster === glyphs[i].cluster) j++;
+      const text = piece.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
+      let advancing = 0;
+      let carrier = -1;
+      for (let k = i; k < j; k++) {
+        if (glyphs[k].adv > 0) {
+          advancing++;
+          if (carrier < 0) carrier = k;
+        }
+      }
+      if (advancing <= 1) {
+        // A glyph, or a base with marks (Arabic dots, Thai tone marks): the text goes with the base.
+        if (carrier < 0) carrier = i;
+        for (let k = i; k < j; k++) {
+          show(glyphs[k], pen, k === carrier ? text : "");
+          pen += glyphs[k].adv;
+        }
+      } else {
+        // Several glyphs side by side, maybe reordered (Indic vowel signs and conjuncts): the span
+        // gives the text in logical order.
+        moveTo(pen + glyphs[i].dx);
+        flush();
+        out += `/Span <</ActualText <FEFF${utf16Hex(text)}>>> BDC `;
+        for (let k = i; k < j; k++) {
+          show(glyphs[k], pen, "");
+          pen += glyphs[k].adv;
+        }
+        flush();
+        out += "EMC ";
+      }
+      i = j;
+    }
+    moveTo(pen);
+    flush();
+  }
+  return out;
+}
+
 export interface PdfMetadata {
   title: string;
   subject: string;
   keywords: string[];
   date: Date;
+  /** BCP 47 language of the document (/Lang). */
+  language: string;
 }
 
 /**
@@ -200,10 +325,10 @@ export async function assemblePdf(
   doc.setCreator(PRODUCER);
   doc.setCreationDate(meta.date);
   doc.setModificationDate(meta.date);
-  doc.setLanguage("en-GB");
+  doc.setLanguage(meta.language);
 
   // The file identifier (two equal hashes for a new file): from the content and the metadata.
-  idHash.update(JSON.stringify([meta.title, meta.subject, meta.keywords, meta.date.toISOString()]));
+  idHash.update(JSON.stringify([meta.title, meta.subject, meta.keywords, meta.date.toISOString(), meta.language]));
   const id = PDFHexString.of(idHash.digest("hex"));
   context.trailerInfo.ID = context.obj([id, id]);
 

@@ -12,8 +12,8 @@
 // section heading with the start of its first field.
 
 import { displayValue, EMPTY_MARKER, formatTimestamp, genericText, type DisplayValue } from "./format";
-import { advanceOf, fitLine, getFaces, splitLines, wrapGlyphs, wrapText, type Face, type GlyphRef } from "./fonts";
-import { assemblePdf, FontUse } from "./pdf";
+import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
+import { documentText, Text, type Line, type Paragraph } from "./text";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
@@ -61,17 +61,11 @@ const HEADER_FILL = "0.92 0.93 0.95";
 /** Tolerance for comparing heights (sums of floating-point leadings). */
 const EPSILON = 0.01;
 
-/** A number for a content stream: at most two decimals, never exponent notation. */
-function n(v: number): string {
-  const r = Math.round(v * 100) / 100;
-  return Object.is(r, -0) ? "0" : String(r);
-}
-
 /** Baseline offset below a line box's top that centres capitals in it. */
 const baselineIn = (leading: number, size: number): number => leading / 2 + 0.357 * size;
 
 interface Style {
-  use: FontUse;
+  bold: boolean;
   size: number;
   color: string;
 }
@@ -92,8 +86,17 @@ class Canvas {
   constructor(
     private readonly runningTitle: () => string,
     private readonly maxPages: number,
+    readonly t: Text,
+    readonly fonts: DocumentFonts,
+    /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
+    readonly mirror: boolean,
   ) {
     this.pages.push(this.ops);
+  }
+
+  /** The left edge of a box as drawn: mirrored in a right-to-left document. */
+  left(x: number, width: number): number {
+    return this.mirror ? PAGE_WIDTH - x - width : x;
   }
 
   get remaining(): number {
@@ -121,33 +124,45 @@ class Canvas {
     this.ops.push(op);
   }
 
-  text(style: Style, x: number, baseline: number, glyphs: readonly GlyphRef[]): void {
-    if (glyphs.length === 0) return;
-    this.ops.push(
-      `${style.color} rg BT /${style.use.resource} ${n(style.size)} Tf ${n(x)} ${n(baseline)} Td <${style.use.encode(glyphs)}> Tj ET`,
-    );
+  /** A line of text in a box [x, x + width] (before mirroring): at its start, or at its end when `alignEnd`. */
+  text(style: Style, x: number, width: number, baseline: number, line: Line, alignEnd = false): void {
+    this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, alignEnd));
   }
 
   hline(x1: number, x2: number, y: number, width: number, color: string): void {
-    this.ops.push(`${color} RG ${n(width)} w ${n(x1)} ${n(y)} m ${n(x2)} ${n(y)} l S`);
+    const [a, b] = this.mirror ? [PAGE_WIDTH - x2, PAGE_WIDTH - x1] : [x1, x2];
+    this.ops.push(`${color} RG ${n(width)} w ${n(a)} ${n(y)} m ${n(b)} ${n(y)} l S`);
   }
 
   vline(x: number, y1: number, y2: number, width: number, color: string): void {
-    this.ops.push(`${color} RG ${n(width)} w ${n(x)} ${n(y1)} m ${n(x)} ${n(y2)} l S`);
+    const at = this.mirror ? PAGE_WIDTH - x : x;
+    this.ops.push(`${color} RG ${n(width)} w ${n(at)} ${n(y1)} m ${n(at)} ${n(y2)} l S`);
   }
 
   fill(x: number, y: number, w: number, h: number, color: string): void {
-    this.ops.push(`${color} rg ${n(x)} ${n(y)} ${n(w)} ${n(h)} re f`);
+    this.ops.push(`${color} rg ${n(this.left(x, w))} ${n(y)} ${n(w)} ${n(h)} re f`);
   }
 }
 
-/** A cell of a row: lines already wrapped, drawn at x (or right-aligned to x + width). */
+/**
+ * A line of text drawn with its left edge at `left` (a box's left edge as drawn), or right-aligned in
+ * the box [left, left + width] when its paragraph is right-to-left or `alignEnd` asks for it.
+ */
+function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, alignEnd: boolean): string {
+  if (line.pieces.length === 0) return "";
+  const right = alignEnd !== line.rtl;
+  const x = right ? left + width - (line.width * style.size) / 1000 : left;
+  return `${style.color} rg BT ${n(x)} ${n(baseline)} Td ${lineOperators(fonts, line, style.size)}ET`;
+}
+
+/** A cell of a row: lines already wrapped, drawn in the box [x, x + width] (mirrored in a right-to-left document). */
 interface RowCell {
   x: number;
   width: number;
-  lines: GlyphRef[][];
+  lines: Line[];
   style: Style;
-  alignRight?: boolean;
+  /** Numbers: aligned to the box's end, whatever their direction. */
+  alignEnd?: boolean;
 }
 
 interface RowSpec {
@@ -211,18 +226,16 @@ function drawRowPart(canvas: Canvas, row: RowSpec, from: number, to: number): vo
   for (const cell of row.cells) {
     const end = Math.min(to, cell.lines.length);
     for (let i = from; i < end; i++) {
-      const line = cell.lines[i];
       const baseline = top - row.padTop - (i - from) * row.leading - offset;
-      const x = cell.alignRight ? cell.x + cell.width - (advanceOf(line) * cell.style.size) / 1000 : cell.x;
-      canvas.text(cell.style, x, baseline, line);
+      canvas.text(cell.style, cell.x, cell.width, baseline, cell.lines[i], cell.alignEnd);
     }
   }
   canvas.y = bottom;
 }
 
 /** Wraps text to a width in points for a style. */
-function wrap(style: Style, text: string, width: number): GlyphRef[][] {
-  return wrapText(style.use.face, text, (Math.max(width, 1) * 1000) / style.size);
+function wrap(canvas: Canvas, style: Style, text: string, width: number): Line[] {
+  return canvas.t.wrap(text, style.bold, (Math.max(width, 1) * 1000) / style.size);
 }
 
 interface Styles {
@@ -245,10 +258,10 @@ function displayText(value: unknown, fallback: string): string {
 function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string | undefined, rule = true): void {
   placeRow(canvas, {
     cells: [
-      { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(s.label, label, LABEL_WIDTH), style: s.label },
+      { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(canvas, s.label, label, LABEL_WIDTH), style: s.label },
       value === undefined
-        ? { x: VALUE_X, width: VALUE_WIDTH, lines: [s.muted.use.face.shape(EMPTY_MARKER)], style: s.muted }
-        : { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(s.value, value, VALUE_WIDTH), style: s.value },
+        ? { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(canvas, s.muted, EMPTY_MARKER, VALUE_WIDTH), style: s.muted }
+        : { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(canvas, s.value, value, VALUE_WIDTH), style: s.value },
     ],
     leading: ROW_LEADING,
     padTop: ROW_PAD,
@@ -258,7 +271,7 @@ function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string |
 }
 
 /** A field label on a line of its own (above paragraphs and tables). */
-function blockLabel(canvas: Canvas, s: Styles, lines: GlyphRef[][]): void {
+function blockLabel(canvas: Canvas, s: Styles, lines: Line[]): void {
   placeRow(canvas, {
     cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines, style: s.label }],
     leading: ROW_LEADING,
@@ -268,17 +281,17 @@ function blockLabel(canvas: Canvas, s: Styles, lines: GlyphRef[][]): void {
 }
 
 function paragraphs(canvas: Canvas, s: Styles, label: string, text: string): void {
-  const labelLines = wrap(s.label, label, CONTENT_WIDTH);
-  const lines = wrap(s.value, text, CONTENT_WIDTH);
+  const labelLines = wrap(canvas, s.label, label, CONTENT_WIDTH);
+  const lines = wrap(canvas, s.value, text, CONTENT_WIDTH);
   // Trailing empty lines add nothing.
-  while (lines.length > 1 && lines[lines.length - 1].length === 0) lines.pop();
+  while (lines.length > 1 && lines[lines.length - 1].pieces.length === 0) lines.pop();
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + Math.min(2, lines.length) * PARAGRAPH_LEADING + ROW_PAD);
   blockLabel(canvas, s, labelLines);
   canvas.y -= 1.5;
   const offset = baselineIn(PARAGRAPH_LEADING, VALUE_SIZE);
   for (const line of lines) {
     if (canvas.remaining < PARAGRAPH_LEADING) canvas.newPage();
-    canvas.text(s.value, MARGIN_X, canvas.y - offset, line);
+    canvas.text(s.value, MARGIN_X, CONTENT_WIDTH, canvas.y - offset, line);
     canvas.y -= PARAGRAPH_LEADING;
   }
   canvas.y -= ROW_PAD;
@@ -301,28 +314,20 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   const cols = value.columns.length;
   const scaleCell = TABLE_SIZE / 1000;
   // Shape every cell once; measure its widest line and its longest word.
-  const measure = (face: Face, text: string): { glyphs: GlyphRef[][]; max: number; word: number } => {
-    const glyphs = splitLines(text).map((line) => face.shape(line));
+  // Shape every cell once; measure its widest line and its longest word.
+  const measure = (bold: boolean, text: string): { paragraphs: Paragraph[]; max: number; word: number } => {
+    const paragraphs = canvas.t.paragraphs(text, bold);
     let max = 0;
     let word = 0;
-    for (const line of glyphs) {
-      let w = 0;
-      let run = 0;
-      for (const g of line) {
-        w += g.adv;
-        if (g.cp === 0x20) run = 0;
-        else {
-          run += g.adv;
-          if (run > word) word = run;
-        }
-      }
-      if (w > max) max = w;
+    for (const p of paragraphs) {
+      max = Math.max(max, p.width);
+      word = Math.max(word, p.longestWord);
     }
-    return { glyphs, max: max * scaleCell, word: word * scaleCell };
+    return { paragraphs, max: max * scaleCell, word: word * scaleCell };
   };
-  const header = value.columns.map((c) => measure(s.tableHeader.use.face, c));
-  const body = value.rows.map((row) => row.map((c) => (c === "" ? undefined : measure(s.tableCell.use.face, c))));
-  const dash = measure(s.tableMuted.use.face, EMPTY_MARKER);
+  const header = value.columns.map((c) => measure(s.tableHeader.bold, c));
+  const body = value.rows.map((row) => row.map((c) => (c === "" ? undefined : measure(s.tableCell.bold, c))));
+  const dash = measure(s.tableMuted.bold, EMPTY_MARKER);
   const minW = header.map((h) => h.word + 2 * TABLE_PAD_X);
   const maxW = header.map((h) => h.max + 2 * TABLE_PAD_X);
   for (const row of body) {
@@ -340,25 +345,30 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   const xs: number[] = [MARGIN_X];
   for (let c = 0; c < cols; c++) xs.push(xs[c] + widths[c]);
 
-  const wrapCell = (glyphs: GlyphRef[][], width: number): GlyphRef[][] => {
+  const wrapCell = (paragraphs: Paragraph[], width: number): Line[] => {
     const max = (Math.max(width - 2 * TABLE_PAD_X, 1) * 1000) / TABLE_SIZE;
-    const out: GlyphRef[][] = [];
-    for (const line of glyphs) for (const l of wrapGlyphs(line, max)) out.push(l);
+    const out: Line[] = [];
+    for (const p of paragraphs) for (const l of p.wrap(max)) out.push(l);
     return out;
   };
   const headerCells: RowCell[] = header.map((h, c) => {
-    let lines = wrapCell(h.glyphs, widths[c]);
-    if (lines.length > TABLE_HEADER_MAX_LINES) {
-      lines = lines.slice(0, TABLE_HEADER_MAX_LINES);
-      const last = lines[TABLE_HEADER_MAX_LINES - 1];
-      lines[TABLE_HEADER_MAX_LINES - 1] = [...last.slice(0, Math.max(0, last.length - 1)), s.tableHeader.use.face.glyph(0x2026)];
+    const all = wrapCell(h.paragraphs, widths[c]);
+    let lines = all;
+    if (all.length > TABLE_HEADER_MAX_LINES) {
+      // The last line that shows ends with an ellipsis: the header's text from there on, cut to fit.
+      lines = all.slice(0, TABLE_HEADER_MAX_LINES - 1);
+      const shown = lines.length;
+      const cut = all[shown];
+      const later = h.paragraphs.slice(h.paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
+      const rest = [cut.text.slice(cut.start), ...later].join(" ");
+      lines.push(canvas.t.fit(rest, s.tableHeader.bold, ((widths[c] - 2 * TABLE_PAD_X) * 1000) / TABLE_SIZE));
     }
     return {
       x: xs[c] + TABLE_PAD_X,
       width: widths[c] - 2 * TABLE_PAD_X,
       lines,
       style: s.tableHeader,
-      alignRight: value.numeric[c],
+      alignEnd: value.numeric[c],
     };
   });
   let headerLines = 1;
@@ -382,7 +392,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
       },
     }, 0, headerLines);
   };
-  const continuedLabel = wrap(s.label, `${label} (continued)`, CONTENT_WIDTH);
+  const continuedLabel = wrap(canvas, s.label, `${label} (continued)`, CONTENT_WIDTH);
   const continuedHeight = ROW_PAD + continuedLabel.length * ROW_LEADING + 3;
   const onNewPage = (): void => {
     blockLabel(canvas, s, continuedLabel);
@@ -390,7 +400,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
     drawHeader();
   };
 
-  const labelLines = wrap(s.label, label, CONTENT_WIDTH);
+  const labelLines = wrap(canvas, s.label, label, CONTENT_WIDTH);
   const firstRows = body.length > 0 ? Math.min(2, body.length) : 0;
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + 3 + headerHeight + firstRows * (TABLE_LEADING + 2 * TABLE_PAD_Y));
   blockLabel(canvas, s, labelLines);
@@ -403,9 +413,9 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
       cells.push({
         x: xs[c] + TABLE_PAD_X,
         width: widths[c] - 2 * TABLE_PAD_X,
-        lines: m ? wrapCell(m.glyphs, widths[c]) : dash.glyphs,
+        lines: m ? wrapCell(m.paragraphs, widths[c]) : wrapCell(dash.paragraphs, widths[c]),
         style: m ? s.tableCell : s.tableMuted,
-        alignRight: value.numeric[c],
+        alignEnd: value.numeric[c],
       });
     }
     placeRow(canvas, {
@@ -461,6 +471,15 @@ function read(obj: unknown, key: string): unknown {
   }
 }
 
+/** Every string of the instance, for choosing the document's language and loading the shaper when needed. */
+function instanceText(instance: unknown): string {
+  try {
+    return JSON.stringify(instance) ?? "";
+  } catch {
+    return genericText(instance);
+  }
+}
+
 /** Renders an object instance to a PDF. Deterministic: the same input gives the same bytes. */
 export async function renderInstancePdf(instance: PrintableInstance, options: RenderOptions): Promise<RenderedPdf> {
   const generatedAt = options?.generatedAt;
@@ -472,35 +491,41 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const title = displayText(read(instance, "title"), "Untitled");
   const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER);
 
-  const faces = getFaces();
-  const regular = new FontUse(faces.regular, "F1");
-  const bold = new FontUse(faces.bold, "F2");
+  const t = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance)}`, options.locale);
+  const fonts = new DocumentFonts();
   const s: Styles = {
-    title: { use: bold, size: TITLE_SIZE, color: ACCENT },
-    section: { use: bold, size: SECTION_SIZE, color: ACCENT },
-    label: { use: bold, size: LABEL_SIZE, color: LABEL_INK },
-    value: { use: regular, size: VALUE_SIZE, color: INK },
-    muted: { use: regular, size: VALUE_SIZE, color: MUTED },
-    tableHeader: { use: bold, size: TABLE_SIZE, color: INK },
-    tableCell: { use: regular, size: TABLE_SIZE, color: INK },
-    tableMuted: { use: regular, size: TABLE_SIZE, color: MUTED },
+    title: { bold: true, size: TITLE_SIZE, color: ACCENT },
+    section: { bold: true, size: SECTION_SIZE, color: ACCENT },
+    label: { bold: true, size: LABEL_SIZE, color: LABEL_INK },
+    value: { bold: false, size: VALUE_SIZE, color: INK },
+    muted: { bold: false, size: VALUE_SIZE, color: MUTED },
+    tableHeader: { bold: true, size: TABLE_SIZE, color: INK },
+    tableCell: { bold: false, size: TABLE_SIZE, color: INK },
+    tableMuted: { bold: false, size: TABLE_SIZE, color: MUTED },
   };
+  const small: Style = { bold: false, size: SMALL_SIZE, color: MUTED };
 
   // Running header of pages 2+: the title on one line, and a rule.
   let runningHeader: string | undefined;
-  const canvas: Canvas = new Canvas(() => {
-    if (runningHeader === undefined) {
-      const glyphs = fitLine(faces.regular, title, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
-      runningHeader =
-        `${MUTED} rg BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X)} ${n(RUNNING_HEADER_BASELINE)} Td <${regular.encode(glyphs)}> Tj ET\n` +
-        `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
-    }
-    return runningHeader;
-  }, options.maxPages ?? Infinity);
+  const canvas: Canvas = new Canvas(
+    () => {
+      if (runningHeader === undefined) {
+        const line = t.fit(title, false, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
+        runningHeader =
+          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, t.settings.rtl)}\n` +
+          `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
+      }
+      return runningHeader;
+    },
+    options.maxPages ?? Infinity,
+    t,
+    fonts,
+    t.settings.rtl,
+  );
 
   // Header: title, object type, target.
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(s.title, title, CONTENT_WIDTH), style: s.title }],
+    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(canvas, s.title, title, CONTENT_WIDTH), style: s.title }],
     leading: TITLE_LEADING,
     padTop: 0,
     padBottom: 6,
@@ -513,7 +538,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
 
   const sections = asArray(read(instance, "sections"));
   sections.forEach((section, index) => {
-    const heading = wrap(s.section, displayText(read(section, "title"), `Section ${index + 1}`), CONTENT_WIDTH);
+    const heading = wrap(canvas, s.section, displayText(read(section, "title"), `Section ${index + 1}`), CONTENT_WIDTH);
     const fields = asArray(read(section, "fields"));
     const headingHeight = 14 + heading.length * SECTION_LEADING + 5;
     // Keep the heading with the start of its first field (room for about four rows, which also
@@ -536,7 +561,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   if (sections.length === 0) {
     canvas.y -= 10;
     placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: [faces.regular.shape("This object has no sections.")], style: s.muted }],
+      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(canvas, s.muted, "This object has no sections.", CONTENT_WIDTH), style: s.muted }],
       leading: ROW_LEADING,
       padTop: 0,
       padBottom: 0,
@@ -547,22 +572,25 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const pageCount = canvas.pages.length;
   const footerLeft = `Instance ${instanceId} \u00b7 Generated ${formatTimestamp(generatedAt)}`;
   const contents = canvas.pages.map((ops, i) => {
-    const pageLabel = faces.regular.shape(`Page ${i + 1} of ${pageCount}`);
-    const labelWidth = (advanceOf(pageLabel) * SMALL_SIZE) / 1000;
-    const left = fitLine(faces.regular, footerLeft, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
+    // The page label at the line's end, the footer text in what is left (swapped in a right-to-left document).
+    const pageLabel = t.fit(`Page ${i + 1} of ${pageCount}`, false, Infinity);
+    const labelWidth = (pageLabel.width * SMALL_SIZE) / 1000;
+    const footer = t.fit(footerLeft, false, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
+    const footerWidth = CONTENT_WIDTH - labelWidth - 16;
     ops.push(
       `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(FOOTER_RULE)} l S`,
-      `${MUTED} rg BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X)} ${n(FOOTER_BASELINE)} Td <${regular.encode(left)}> Tj ET`,
-      `BT /${regular.resource} ${n(SMALL_SIZE)} Tf ${n(MARGIN_X + CONTENT_WIDTH - labelWidth)} ${n(FOOTER_BASELINE)} Td <${regular.encode(pageLabel)}> Tj ET`,
+      showLine(fonts, small, canvas.left(MARGIN_X, footerWidth), footerWidth, FOOTER_BASELINE, footer, canvas.mirror),
+      showLine(fonts, small, canvas.left(MARGIN_X + CONTENT_WIDTH - labelWidth, labelWidth), labelWidth, FOOTER_BASELINE, pageLabel, !canvas.mirror),
     );
     return ops.join("\n");
   });
 
-  const bytes = await assemblePdf(PAGE_WIDTH, PAGE_HEIGHT, contents, [regular, bold], {
+  const bytes = await assemblePdf(PAGE_WIDTH, PAGE_HEIGHT, contents, fonts.all, {
     title,
     subject: `${objectTypeName} \u2014 ${targetName}`,
     keywords: [instanceId],
     date: generatedAt,
+    language: t.settings.language,
   });
-  return { bytes, pageCount };
+    return { bytes, pageCount, missingCharacters: t.missing };
 }

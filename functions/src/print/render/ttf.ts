@@ -218,7 +218,8 @@ export class TrueTypeSource {
   }
 
   /**
-   * A font holding `gids` as glyphs 0..n-1 in that order (gids[0] should be 0, .notdef), followed by
+   * A font holding `gids` as glyphs 0..n-1 in that order (gids[0] should be 0, .notdef; repeats
+   * allowed), followed by
    * any glyphs their composites refer to. Returns the font file's bytes.
    */
   subset(gids: readonly number[]): Uint8Array {
@@ -234,7 +235,13 @@ export class TrueTypeSource {
       }
       return id;
     };
-    for (const gid of gids) add(gid);
+    // Every requested entry is a glyph of its own, duplicates included (a glyph may be listed twice,
+    // once per text it stands for); components refer to the first copy.
+    for (const gid of gids) {
+      const safe = gid >= 0 && gid < this.numGlyphs ? gid : 0;
+      if (!newId.has(safe)) newId.set(safe, order.length);
+      order.push(safe);
+    }
 
     const glyf = this.table("glyf").offset;
     const records: Uint8Array[] = [];

@@ -45,6 +45,11 @@ export interface RenderOptions {
   targetName: string;
   /** The generation time: printed in the footer and used as the PDF's creation and modification date. */
   generatedAt: Date;
+  /**
+   * BCP 47 locale of the document: its /Lang, its direction (right to left for Arabic, Hebrew, ...)
+   * and the forms of Han characters. Default: from the content (the language with the most letters).
+   */
+  locale?: string;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
 }
@@ -52,4 +57,6 @@ export interface RenderOptions {
 export interface RenderedPdf {
   bytes: Uint8Array;
   pageCount: number;
+  /** Characters that no font has, printed as U+FFFD (for the log). */
+  missingCharacters: number;
 }

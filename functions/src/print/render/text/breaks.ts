@@ -1,0 +1,25 @@
+// Where a line may break: the Unicode Line Breaking Algorithm (UAX #14, the linebreak package),
+// with words found by ICU's dictionaries (Intl.Segmenter) inside Thai, Lao, Khmer and Myanmar
+// text, which has no spaces between words and which UAX #14 leaves to such a dictionary (class SA).
+
+import LineBreaker from "linebreak";
+
+const DICTIONARY_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const isDictionaryChar = (ch: string | undefined): boolean => ch !== undefined && DICTIONARY_SCRIPTS.test(ch);
+let words: Intl.Segmenter | undefined;
+
+/** `result[i] === 1` when a line may start at index i (0 < i < text.length) of one paragraph. */
+export function breakOpportunities(text: string): Uint8Array {
+  const out = new Uint8Array(text.length + 1);
+  const breaker = new LineBreaker(text);
+  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) out[bk.position] = 1;
+  if (DICTIONARY_SCRIPTS.test(text)) {
+    words ??= new Intl.Segmenter("th", { granularity: "word" });
+    for (const { index } of words.segment(text)) {
+      if (index > 0 && isDictionaryChar(text[index - 1]) && isDictionaryChar(text[index])) out[index] = 1;
+    }
+  }
+  out[0] = 0;
+  out[text.length] = 0;
+  return out;
+}

@@ -1,0 +1,139 @@
+// The typefaces: Google's Noto families (SIL Open Font License 1.1), TrueType files from the
+// @expo-google-fonts packages, one family per script with regular and bold. They are development
+// dependencies: `npm run build` copies just these files into lib/fonts (stack/bundleFonts.mjs), so a
+// deployed function carries about 60 MB of fonts instead of every style of every package.
+//
+// Each file is read and parsed on first use and kept for the life of the process: a Latin-only
+// document never reads a CJK font. A parsed face holds no per-document state (each document
+// collects its own glyphs, see pdf.ts).
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
+import { TrueTypeSource } from "../ttf";
+
+export type Family =
+  | "latin" // Latin, Greek, Cyrillic
+  | "arabic"
+  | "hebrew"
+  | "devanagari"
+  | "bengali"
+  | "tamil"
+  | "thai"
+  | "khmer"
+  | "japanese"
+  | "simplifiedChinese"
+  | "traditionalChinese"
+  | "korean"
+  | "emoji"; // monochrome outlines (Noto Emoji)
+
+const file = (pkg: string, name: string, weight: "400Regular" | "700Bold"): string =>
+  `@expo-google-fonts/${pkg}/${weight}/${name}_${weight}.ttf`;
+const both = (pkg: string, name: string): readonly [string, string] => [file(pkg, name, "400Regular"), file(pkg, name, "700Bold")];
+
+/** Regular and bold file of each family, as package paths. */
+export const FAMILY_FILES: Readonly<Record<Family, readonly [regular: string, bold: string]>> = {
+  latin: both("noto-sans", "NotoSans"),
+  arabic: both("noto-sans-arabic", "NotoSansArabic"),
+  hebrew: both("noto-sans-hebrew", "NotoSansHebrew"),
+  devanagari: both("noto-sans-devanagari", "NotoSansDevanagari"),
+  bengali: both("noto-sans-bengali", "NotoSansBengali"),
+  tamil: both("noto-sans-tamil", "NotoSansTamil"),
+  thai: both("noto-sans-thai", "NotoSansThai"),
+  khmer: both("noto-sans-khmer", "NotoSansKhmer"),
+  japanese: both("noto-sans-jp", "NotoSansJP"),
+  simplifiedChinese: both("noto-sans-sc", "NotoSansSC"),
+  traditionalChinese: both("noto-sans-tc", "NotoSansTC"),
+  korean: both("noto-sans-kr", "NotoSansKR"),
+  // Emoji have no weights worth a second file: bold text uses the same outlines.
+  emoji: [file("noto-emoji", "NotoEmoji", "400Regular"), file("noto-emoji", "NotoEmoji", "400Regular")],
+};
+
+/** Every font file the renderer may read (what the build bundles). */
+export const FONT_FILES: readonly string[] = [...new Set(Object.values(FAMILY_FILES).flat())];
+
+/** Where `npm run build` puts the font files: lib/fonts (this file compiles to lib/print/render/text). */
+export const BUNDLED_FONTS_DIR = join(__dirname, "..", "..", "..", "fonts");
+
+/** A font file: from its package where installed (tests, emulator), else from the build's bundle. */
+function fontPath(packagePath: string): string {
+  const bundled = join(BUNDLED_FONTS_DIR, packagePath);
+  if (existsSync(bundled)) return bundled;
+  return require.resolve(packagePath);
+}
+
+/** A glyph's advance and the code point it stands for, for text that needs no shaping (cmap path). */
+export interface CmapGlyph {
+  readonly gid: number;
+  /** Advance width in 1/1000 em. */
+  readonly adv: number;
+}
+
+/** Bounds the per-face cache of code point lookups (text could hold any of 1.1 million code points). */
+const MAX_CACHED_CODE_POINTS = 20000;
+
+export class Face {
+  readonly family: Family;
+  readonly bold: boolean;
+  readonly source: TrueTypeSource;
+  private readonly bytes: Uint8Array;
+  readonly postscriptName: string;
+  /** font units -> 1/1000 em */
+  readonly scale: number;
+  private readonly glyphs = new Map<number, CmapGlyph | null>();
+  private shaperFont: HarfBuzz.Font | undefined;
+
+  constructor(family: Family, bold: boolean, bytes: Uint8Array) {
+    this.family = family;
+    this.bold = bold;
+    this.bytes = bytes;
+    this.source = new TrueTypeSource(bytes);
+    this.postscriptName = this.source.postscriptName.replace(/[^A-Za-z0-9-]/g, "") || "Font";
+    this.scale = 1000 / this.source.metrics.unitsPerEm;
+  }
+
+  /** The glyph of a code point through the cmap, or undefined when the font has none. */
+  glyph(cp: number): CmapGlyph | undefined {
+    let ref = this.glyphs.get(cp);
+    if (ref === undefined) {
+      const gid = this.source.glyphId(cp);
+      ref = gid === 0 ? null : { gid, adv: this.advance(gid) };
+      if (this.glyphs.size < MAX_CACHED_CODE_POINTS) this.glyphs.set(cp, ref);
+    }
+    return ref ?? undefined;
+  }
+
+  has(cp: number): boolean {
+    return this.glyph(cp) !== undefined;
+  }
+
+  /** A glyph's advance width in whole 1/1000 em, as the PDF's /W records it. */
+  advance(gid: number): number {
+    return Math.round(this.source.advanceWidth(gid) * this.scale);
+  }
+
+  /** The face as HarfBuzz shapes with it (created on first use; holds a copy of the font file). */
+  shaper(hb: typeof HarfBuzz): HarfBuzz.Font {
+    if (!this.shaperFont) this.shaperFont = new hb.Font(new hb.Face(new hb.Blob(this.bytes), 0));
+    return this.shaperFont;
+  }
+}
+
+const faces = new Map<string, Face>();
+
+/** A family's regular or bold face, loaded on first use and kept for the life of the process. */
+export function getFace(family: Family, bold: boolean): Face {
+  const key = `${family}:${bold ? 1 : 0}`;
+  let face = faces.get(key);
+  if (!face) {
+    const buffer = readFileSync(fontPath(FAMILY_FILES[family][bold ? 1 : 0]));
+    face = new Face(family, bold, new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+    faces.set(key, face);
+  }
+  return face;
+}
+
+/** The families whose files this process has read so far (for tests and benchmarks). */
+export function loadedFamilies(): Family[] {
+  return [...new Set([...faces.values()].map((f) => f.family))];
+}

@@ -1,0 +1,123 @@
+// The text stage of the renderer: strings in, lines of positioned glyphs out (see paragraph.ts for
+// the steps). One `Text` per document holds what its strings share: language, direction, the Han
+// forms, and the count of characters no font has.
+
+import { loadShaper, NEEDS_SHAPING } from "./shape";
+import { Paragraph, type Line, type TextContext } from "./paragraph";
+import { hanStyleOfLocale, hanStyleOfText, type HanStyle } from "./scripts";
+
+export type { Line, Piece } from "./paragraph";
+export type { Paragraph } from "./paragraph";
+export { loadedFamilies } from "./fonts";
+
+const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
+
+const LETTERS: [RegExp, string][] = [
+  [/\p{Script=Arabic}/gu, "ar"],
+  [/\p{Script=Hebrew}/gu, "he"],
+  [/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, "cjk"],
+  [/\p{Script=Devanagari}/gu, "hi"],
+  [/\p{Script=Bengali}/gu, "bn"],
+  [/\p{Script=Tamil}/gu, "ta"],
+  [/\p{Script=Thai}/gu, "th"],
+  [/\p{Script=Khmer}/gu, "km"],
+  [/[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/gu, "en-GB"],
+];
+
+const HAN_LANGUAGE: Record<HanStyle, string> = {
+  japanese: "ja",
+  korean: "ko",
+  simplifiedChinese: "zh-Hans",
+  traditionalChinese: "zh-Hant",
+};
+
+/** The language that has the most letters in `text` (en-GB when none has any). */
+function dominantLanguage(text: string, han: HanStyle): string {
+  let best = "en-GB";
+  let most = 0;
+  for (const [re, language] of LETTERS) {
+    const count = text.match(re)?.length ?? 0;
+    if (count > most) {
+      most = count;
+      best = language === "cjk" ? HAN_LANGUAGE[han] : language;
+    }
+  }
+  return best;
+}
+
+export interface TextSettings {
+  /** BCP 47 language of the document (PDF /Lang, shaping, Han forms). */
+  readonly language: string;
+  /** Right-to-left document: mirrored layout. */
+  readonly rtl: boolean;
+  readonly han: HanStyle;
+}
+
+/**
+ * A document's language, direction and Han forms: from `locale` when given, else from its content
+ * (`allText`: every string it prints). Loads the shaper when the content needs it.
+ */
+export async function documentText(allText: string, locale?: string): Promise<Text> {
+  const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
+  let language = locale ?? dominantLanguage(allText, han);
+  try {
+    language = new Intl.Locale(language).toString();
+  } catch {
+    language = "en-GB";
+  }
+  const rtl = RTL_LANGUAGES.has(new Intl.Locale(language).language);
+  if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
+  return new Text({ han, language, rtl, missing: 0 });
+}
+
+/** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
+export function splitLines(text: string): string[] {
+  return /[\r\n\u2028\u2029\u0085]/.test(text) ? text.split(/\r\n|[\r\n\u2028\u2029\u0085]/) : [text];
+}
+
+export class Text {
+  private readonly ctx: TextContext;
+  private readonly cache = new Map<string, Paragraph>();
+
+  constructor(ctx: TextContext) {
+    this.ctx = ctx;
+  }
+
+  get settings(): TextSettings {
+    return { language: this.ctx.language, rtl: this.ctx.rtl, han: this.ctx.han };
+  }
+
+  /** Characters that no font has, printed as U+FFFD so far. */
+  get missing(): number {
+    return this.ctx.missing;
+  }
+
+  /** One paragraph, shaped (short strings are cached: labels, markers and footers repeat). */
+  paragraph(text: string, bold: boolean): Paragraph {
+    if (text.length > 64) return new Paragraph(text, bold, this.ctx);
+    const key = `${bold ? 1 : 0}${text}`;
+    let p = this.cache.get(key);
+    if (!p) {
+      p = new Paragraph(text, bold, this.ctx);
+      this.cache.set(key, p);
+    }
+    return p;
+  }
+
+  /** Each line of the text as a shaped paragraph. */
+  paragraphs(text: string, bold: boolean): Paragraph[] {
+    return splitLines(text).map((line) => this.paragraph(line, bold));
+  }
+
+  /** Text wrapped to `max` (1/1000 em); the author's line breaks kept, an empty line stays one. */
+  wrap(text: string, bold: boolean, max: number): Line[] {
+    const out: Line[] = [];
+    for (const p of this.paragraphs(text, bold)) for (const line of p.wrap(max)) out.push(line);
+    return out;
+  }
+
+  /** The text on one line (line breaks as spaces), cut with an ellipsis when wider than `max`. */
+  fit(text: string, bold: boolean, max: number): Line {
+    return this.paragraph(text.replace(/[\r\n\u2028\u2029\u0085]+/g, " "), bold).fit(max, this.paragraph("\u2026", bold));
+  }
+}

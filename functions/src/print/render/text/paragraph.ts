@@ -1,0 +1,299 @@
+// One paragraph of text (no line breaks in it) through the text stage:
+//   clean -> pick a font per grapheme -> bidi levels (UAX #9) -> runs of one font and level ->
+//   shape each run -> break opportunities (UAX #14) -> lines of a width, each in visual order.
+// Shaping happens once per paragraph; wrapping to any width afterwards only measures.
+
+import bidiFactory from "bidi-js";
+import { breakOpportunities } from "./breaks";
+import { getFace, type Face } from "./fonts";
+import { fontChain, scriptOf, type HanStyle } from "./scripts";
+import { shapeRun, type Glyph } from "./shape";
+
+/** What a document's text shares: its language (Han forms, shaping), direction, and what could not print. */
+export interface TextContext {
+  readonly han: HanStyle;
+  /** BCP 47 language for the shaper (e.g. "ja", "ar", "en"). */
+  readonly language: string;
+  /** The document's direction: the direction of text that has no strong character of its own. */
+  readonly rtl: boolean;
+  /** Characters no font has, printed as U+FFFD (counted per document, for the log). */
+  missing: number;
+}
+
+/** Glyphs of one face and direction inside a line, in visual order. */
+export interface Piece {
+  readonly face: Face;
+  readonly rtl: boolean;
+  readonly glyphs: readonly Glyph[];
+  /** The paragraph's text, which the glyphs' clusters index. */
+  readonly text: string;
+}
+
+/** A line: its pieces in visual order (left to right), its width in 1/1000 em, and its paragraph's direction. */
+export interface Line {
+  readonly pieces: readonly Piece[];
+  readonly width: number;
+  readonly rtl: boolean;
+  /** The paragraph's text and where this line starts in it. */
+  readonly text: string;
+  readonly start: number;
+}
+
+interface Run {
+  start: number;
+  end: number;
+  level: number;
+  face: Face;
+  glyphs: Glyph[];
+}
+
+const REPLACEMENT = "\ufffd";
+const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
+const STRONG = /[\p{L}]/u;
+/** Printed as nothing and never a reason to switch fonts (joiners, variation selectors, format characters). */
+function isIgnorable(cp: number): boolean {
+  return (
+    cp === 0xad ||
+    cp === 0x34f ||
+    cp === 0x61c ||
+    cp === 0x180e ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff ||
+    (cp >= 0xe0000 && cp <= 0xe0fff)
+  );
+}
+
+let bidi: ReturnType<typeof bidiFactory> | undefined;
+let graphemes: Intl.Segmenter | undefined;
+
+/** Tabs as spaces; control characters and unpaired surrogates as U+FFFD; composed (NFC). */
+export function cleanText(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text;
+  return text
+    .toWellFormed()
+    .replace(/\t/g, " ")
+    // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, REPLACEMENT)
+    .normalize("NFC");
+}
+
+export class Paragraph {
+  readonly text: string;
+  readonly rtl: boolean;
+  private readonly runs: Run[];
+  /** Width of the cluster that starts at index i (1/1000 em); 0 inside clusters. */
+  private readonly advance: Float64Array;
+  private readonly clusterStart: Uint8Array;
+  private readonly breaks: Uint8Array;
+
+  constructor(raw: string, bold: boolean, ctx: TextContext) {
+    const cleaned = cleanText(raw);
+    const latin = getFace("latin", bold);
+    let text: string;
+    let faceAt: Face[];
+    if (SIMPLE.test(cleaned) && coveredBy(latin, cleaned)) {
+      text = cleaned;
+      faceAt = [];
+    } else {
+      ({ text, faceAt } = pickFonts(cleaned, bold, ctx));
+    }
+    this.text = text;
+    const n = text.length;
+
+    // Bidi levels, only where right-to-left text or a right-to-left document can need them.
+    let levels: Uint8Array | undefined;
+    let baseLevel = 0;
+    if (RTL_CHARS.test(text) || ctx.rtl) {
+      bidi ??= bidiFactory();
+      const explicit = STRONG.test(text) ? undefined : ctx.rtl ? "rtl" : "ltr";
+      const result = bidi.getEmbeddingLevels(text, explicit);
+      levels = result.levels;
+      baseLevel = result.paragraphs[0]?.level ?? 0;
+    }
+    this.rtl = baseLevel % 2 === 1;
+
+    // Runs: one face and one level each.
+    this.runs = [];
+    for (let i = 0; i < n; ) {
+      const face = faceAt[i] ?? latin;
+      const level = levels ? levels[i] : 0;
+      let j = i + 1;
+      while (j < n && (faceAt[j] ?? latin) === face && (levels ? levels[j] : 0) === level) j++;
+      this.runs.push({ start: i, end: j, level, face, glyphs: shapeRun(text, i, j, face, level % 2 === 1, ctx.language) });
+      i = j;
+    }
+
+    this.advance = new Float64Array(n + 1);
+    this.clusterStart = new Uint8Array(n + 1);
+    for (const run of this.runs) {
+      for (const g of run.glyphs) {
+        this.advance[g.cluster] += g.adv;
+        this.clusterStart[g.cluster] = 1;
+      }
+    }
+    this.breaks = breakOpportunities(text);
+  }
+
+  /** Width of the whole paragraph on one line (1/1000 em). */
+  get width(): number {
+    let w = 0;
+    for (let i = 0; i < this.text.length; i++) w += this.advance[i];
+    return w;
+  }
+
+  /** Width of the widest piece between two break opportunities: the narrowest this paragraph can wrap without cutting. */
+  get longestWord(): number {
+    let longest = 0;
+    let w = 0;
+    for (let i = 0; i < this.text.length; i++) {
+      if (this.breaks[i]) w = 0;
+      if (this.text.charCodeAt(i) === 0x20) continue;
+      w += this.advance[i];
+      if (w > longest) longest = w;
+    }
+    return longest;
+  }
+
+  /**
+   * Lines at most `max` wide (1/1000 em), greedily: each breaks at the last opportunity that fits;
+   * spaces at a line's end hang and are dropped; a word wider than a line is cut between clusters.
+   * Every line holds at least one cluster, so any width terminates.
+   */
+  wrap(max: number): Line[] {
+    const n = this.text.length;
+    if (n === 0) return [{ pieces: [], width: 0, rtl: this.rtl, text: this.text, start: 0 }];
+    const lines: Line[] = [];
+    let start = 0;
+    while (start < n) {
+      let width = 0;
+      let lastBreak = -1;
+      let seenInk = false;
+      let i = start;
+      for (; i < n; i++) {
+        if (!this.clusterStart[i]) continue;
+        if (this.text.charCodeAt(i) === 0x20) {
+          width += this.advance[i];
+          continue;
+        }
+        if (this.breaks[i] && seenInk) lastBreak = i;
+        if (seenInk && width + this.advance[i] > max) break;
+        width += this.advance[i];
+        seenInk = true;
+      }
+      const end = i >= n ? n : lastBreak > start ? lastBreak : i;
+      lines.push(this.line(start, end));
+      start = end;
+      while (start < n && this.text.charCodeAt(start) === 0x20) start++;
+    }
+    return lines;
+  }
+
+  /** The paragraph on one line, cut with `ellipsis` when wider than `max` (1/1000 em). */
+  fit(max: number, ellipsis: Paragraph): Line {
+    if (this.width <= max) return this.line(0, this.text.length);
+    const room = max - ellipsis.width;
+    let w = 0;
+    let end = 0;
+    for (let i = 0; i < this.text.length; i++) {
+      if (!this.clusterStart[i]) continue;
+      if (w + this.advance[i] > room) break;
+      w += this.advance[i];
+      end = i + 1;
+      while (end < this.text.length && !this.clusterStart[end]) end++;
+    }
+    const cut = this.line(0, end);
+    const tail = ellipsis.line(0, ellipsis.text.length);
+    const pieces = this.rtl ? [...tail.pieces, ...cut.pieces] : [...cut.pieces, ...tail.pieces];
+    return { pieces, width: cut.width + tail.width, rtl: this.rtl, text: this.text, start: 0 };
+  }
+
+  /** The line of text[start, end): trailing spaces dropped, pieces reordered visually (UAX #9, L2). */
+  private line(start: number, end: number): Line {
+    while (end > start && this.text.charCodeAt(end - 1) === 0x20) end--;
+    let width = 0;
+    for (let i = start; i < end; i++) width += this.advance[i];
+    const pieces: { piece: Piece; level: number }[] = [];
+    for (const run of this.runs) {
+      if (run.end <= start || run.start >= end) continue;
+      const glyphs = run.start >= start && run.end <= end ? run.glyphs : run.glyphs.filter((g) => g.cluster >= start && g.cluster < end);
+      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text }, level: run.level });
+    }
+    let maxLevel = 0;
+    let minOdd = Infinity;
+    for (const p of pieces) {
+      maxLevel = Math.max(maxLevel, p.level);
+      if (p.level % 2 === 1) minOdd = Math.min(minOdd, p.level);
+    }
+    for (let level = maxLevel; level >= minOdd; level--) {
+      for (let i = 0; i < pieces.length; ) {
+        if (pieces[i].level < level) {
+          i++;
+          continue;
+        }
+        let j = i;
+        while (j < pieces.length && pieces[j].level >= level) j++;
+        pieces.splice(i, j - i, ...pieces.slice(i, j).reverse());
+        i = j;
+      }
+    }
+    return { pieces: pieces.map((p) => p.piece), width, rtl: this.rtl, text: this.text, start };
+  }
+}
+
+function coveredBy(face: Face, text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.charCodeAt(i);
+    if (!face.has(cp) && !isIgnorable(cp)) return false;
+  }
+  return true;
+}
+
+/** Does the face have every character of the grapheme (ignorables aside)? */
+function covers(face: Face, grapheme: string): boolean {
+  for (const ch of grapheme) {
+    const cp = ch.codePointAt(0)!;
+    if (!face.has(cp) && !isIgnorable(cp)) return false;
+  }
+  return true;
+}
+
+/**
+ * A face per grapheme: the preceding grapheme's face for punctuation, digits and marks when it has
+ * them (so "。" stays with its Japanese sentence), else the first face of the script's chain that has
+ * every character. A grapheme no font has becomes U+FFFD, counted in `ctx.missing`.
+ */
+function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+  let text = "";
+  const faceAt: Face[] = [];
+  let previous: Face | undefined;
+  for (const { segment } of graphemes.segment(input)) {
+    const cp = segment.codePointAt(0)!;
+    const cls = scriptOf(cp);
+    let face: Face | undefined;
+    if (previous && (cls === "common" || cls === "inherited" || isIgnorable(cp)) && covers(previous, segment)) face = previous;
+    if (!face) {
+      for (const family of fontChain(cls, cp, ctx.han)) {
+        const candidate = getFace(family, bold);
+        if (covers(candidate, segment)) {
+          face = candidate;
+          break;
+        }
+      }
+    }
+    if (face) {
+      text += segment;
+    } else {
+      face = getFace("latin", bold);
+      text += REPLACEMENT;
+      ctx.missing++;
+    }
+    while (faceAt.length < text.length) faceAt.push(face);
+    previous = face;
+  }
+  return { text, faceAt };
+}

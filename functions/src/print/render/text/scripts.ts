@@ -1,0 +1,107 @@
+// Which font prints a character: the character's script, and the document's language for Han.
+
+import type { Family } from "./fonts";
+
+/** A character's script as font choice sees it. */
+export type ScriptClass = Family | "han" | "kana" | "hangul" | "common" | "inherited" | "other";
+
+const CLASSES: [RegExp, ScriptClass][] = [
+  [/\p{Script=Latin}|\p{Script=Greek}|\p{Script=Cyrillic}/u, "latin"],
+  [/\p{Script=Arabic}/u, "arabic"],
+  [/\p{Script=Hebrew}/u, "hebrew"],
+  [/\p{Script=Devanagari}/u, "devanagari"],
+  [/\p{Script=Bengali}/u, "bengali"],
+  [/\p{Script=Tamil}/u, "tamil"],
+  [/\p{Script=Thai}/u, "thai"],
+  [/\p{Script=Khmer}/u, "khmer"],
+  [/\p{Script=Han}|\p{Script=Bopomofo}/u, "han"],
+  [/\p{Script=Hiragana}|\p{Script=Katakana}/u, "kana"],
+  [/\p{Script=Hangul}/u, "hangul"],
+  [/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}/u, "emoji"],
+  [/\p{Script=Inherited}/u, "inherited"],
+  [/\p{Script=Common}/u, "common"],
+];
+
+const cache = new Map<number, ScriptClass>();
+
+export function scriptOf(cp: number): ScriptClass {
+  if (cp < 0x80) return (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? "latin" : "common";
+  let cls = cache.get(cp);
+  if (cls === undefined) {
+    const ch = String.fromCodePoint(cp);
+    cls = "other";
+    for (const [re, c] of CLASSES) {
+      if (re.test(ch)) {
+        cls = c;
+        break;
+      }
+    }
+    // Emoji that are also "common" symbols (©, ™, ↔ ...) print from the text font when it has them.
+    if (cls === "emoji" && cp < 0x2000) cls = "common";
+    if (cache.size < 50000) cache.set(cp, cls);
+  }
+  return cls;
+}
+
+/** The writing system Han characters follow: from the locale when there is one, else from the content. */
+export type HanStyle = "japanese" | "simplifiedChinese" | "traditionalChinese" | "korean";
+
+/** Han style of a BCP 47 locale, or undefined when the locale says nothing about it. */
+export function hanStyleOfLocale(locale: string | undefined): HanStyle | undefined {
+  if (!locale) return undefined;
+  let tag: Intl.Locale;
+  try {
+    tag = new Intl.Locale(locale).maximize();
+  } catch {
+    return undefined;
+  }
+  if (tag.language === "ja") return "japanese";
+  if (tag.language === "ko") return "korean";
+  if (tag.language === "zh") return tag.script === "Hant" ? "traditionalChinese" : "simplifiedChinese";
+  return undefined;
+}
+
+/** Han style from the content: kana means Japanese, Hangul Korean, otherwise Chinese (simplified). */
+export function hanStyleOfText(text: string): HanStyle {
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) return "japanese";
+  if (/\p{Script=Hangul}/u.test(text)) return "korean";
+  if (/\p{Script=Bopomofo}/u.test(text)) return "traditionalChinese";
+  return "simplifiedChinese";
+}
+
+const HAN_ORDER: Record<HanStyle, Family[]> = {
+  japanese: ["japanese", "simplifiedChinese", "traditionalChinese", "korean"],
+  simplifiedChinese: ["simplifiedChinese", "traditionalChinese", "japanese", "korean"],
+  traditionalChinese: ["traditionalChinese", "simplifiedChinese", "japanese", "korean"],
+  korean: ["korean", "traditionalChinese", "japanese", "simplifiedChinese"],
+};
+
+/** Characters of blocks that CJK fonts cover (CJK symbols, full-width forms, ...), worth a CJK font's load. */
+const isCjkBlock = (cp: number): boolean =>
+  (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xffef) || cp >= 0x20000;
+
+/** Symbol blocks (arrows, shapes, dingbats ...) that the text font may lack and the CJK fonts often have. */
+const isSymbolBlock = (cp: number): boolean => cp >= 0x2000 && cp <= 0x2bff;
+
+/** The fonts to try for a character, best first (the caller tries the preceding character's font before these). */
+export function fontChain(cls: ScriptClass, cp: number, han: HanStyle): readonly Family[] {
+  switch (cls) {
+    case "latin":
+    case "common":
+    case "inherited":
+    case "other":
+      if (isCjkBlock(cp)) return ["latin", ...HAN_ORDER[han]];
+      if (isSymbolBlock(cp)) return ["latin", "emoji", HAN_ORDER[han][0]];
+      return ["latin", "emoji"];
+    case "han":
+      return HAN_ORDER[han];
+    case "kana":
+      return han === "japanese" ? HAN_ORDER.japanese : ["japanese", ...HAN_ORDER[han].filter((f) => f !== "japanese")];
+    case "hangul":
+      return ["korean"];
+    case "emoji":
+      return ["emoji", "latin"];
+    default:
+      return [cls, "latin"];
+  }
+}

@@ -1,0 +1,89 @@
+// From characters to positioned glyphs. Text in scripts that need it goes through HarfBuzz (the
+// harfbuzzjs WebAssembly build): Arabic joining, Indic reordering and conjuncts, Thai and Khmer
+// marks, emoji sequences, right-to-left runs. Other text (Latin, Greek, Cyrillic, CJK, single emoji)
+// maps code point by code point through the font's cmap, which is exact for it and about ten times
+// faster; it has no kerning.
+
+import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
+import type { Face } from "./fonts";
+
+/** A glyph placed by the shaper. Units are 1/1000 em; `cluster..clusterEnd` is the text it shows. */
+export interface Glyph {
+  readonly face: Face;
+  readonly gid: number;
+  readonly adv: number;
+  readonly dx: number;
+  readonly dy: number;
+  readonly cluster: number;
+  clusterEnd: number;
+}
+
+/** Text that needs HarfBuzz: complex scripts, marks, joiners, variation selectors, emoji sequences. */
+export const NEEDS_SHAPING =
+  /\p{M}|\u200c|\u200d|\ufe0e|\ufe0f|[\p{Regional_Indicator}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Thai}\p{Script=Khmer}]/u;
+
+let hb: typeof HarfBuzz | undefined;
+let loading: Promise<void> | undefined;
+let buffer: HarfBuzz.Buffer | undefined;
+
+/**
+ * Loads HarfBuzz once per process (about 12 ms). An ES module with top-level await: this dynamic
+ * import() stays an import() in the CommonJS build (TypeScript `module: node16`).
+ */
+export function loadShaper(): Promise<void> {
+  loading ??= import("harfbuzzjs").then((m) => {
+    hb = m;
+  });
+  return loading;
+}
+
+/** Glyphs of text[start, end) in one face and direction, in visual order. */
+export function shapeRun(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
+  if (!hb || !(rtl || NEEDS_SHAPING.test(text.slice(start, end)))) return throughCmap(text, start, end, face);
+  const glyphs = withHarfBuzz(hb, text, start, end, face, rtl, language);
+  // Each glyph learns where its cluster's text ends (clusters are contiguous runs of glyphs).
+  const starts = [...new Set(glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
+  const endOf = new Map<number, number>();
+  starts.forEach((s, i) => endOf.set(s, i + 1 < starts.length ? starts[i + 1] : end));
+  for (const g of glyphs) g.clusterEnd = endOf.get(g.cluster)!;
+  return glyphs;
+}
+
+function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
+  buffer ??= new h.Buffer();
+  buffer.reset();
+  // The whole paragraph is context (Arabic joins across a run's edge); clusters are UTF-16 indices.
+  buffer.addText(text, start, end - start);
+  buffer.setDirection(rtl ? h.Direction.RTL : h.Direction.LTR);
+  buffer.setLanguage(language);
+  buffer.guessSegmentProperties();
+  h.shape(face.shaper(h), buffer);
+  const scale = face.scale;
+  const out: Glyph[] = [];
+  for (const g of buffer.getGlyphInfosAndPositions()) {
+    out.push({
+      face,
+      gid: g.codepoint,
+      adv: (g.xAdvance ?? 0) * scale,
+      dx: (g.xOffset ?? 0) * scale,
+      dy: (g.yOffset ?? 0) * scale,
+      cluster: g.cluster,
+      clusterEnd: 0,
+    });
+  }
+  return out;
+}
+
+function throughCmap(text: string, start: number, end: number, face: Face): Glyph[] {
+  const out: Glyph[] = [];
+  for (let i = start; i < end; i++) {
+    const cp = text.codePointAt(i)!;
+    const at = i;
+    if (cp > 0xffff) i++;
+    const g = face.glyph(cp);
+    if (!g) continue; // a default-ignorable character prints as nothing
+    if (out.length > 0) out[out.length - 1].clusterEnd = at;
+    out.push({ face, gid: g.gid, adv: g.adv, dx: 0, dy: 0, cluster: at, clusterEnd: end });
+  }
+  return out;
+}
