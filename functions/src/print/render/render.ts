@@ -124,9 +124,14 @@ class Canvas {
     this.ops.push(op);
   }
 
-  /** A line of text in a box [x, x + width] (before mirroring): at its start, or at its end when `alignEnd`. */
+  /**
+   * A line of text in a box [x, x + width] (before mirroring), right-aligned in a right-to-left
+   * document and for a right-to-left paragraph in a left-to-right one; `alignEnd` (numbers) aligns
+   * it to the box's end instead.
+   */
   text(style: Style, x: number, width: number, baseline: number, line: Line, alignEnd = false): void {
-    this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, alignEnd));
+    const right = alignEnd ? !this.mirror : this.mirror || line.rtl;
+    this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, right));
   }
 
   hline(x1: number, x2: number, y: number, width: number, color: string): void {
@@ -144,13 +149,9 @@ class Canvas {
   }
 }
 
-/**
- * A line of text drawn with its left edge at `left` (a box's left edge as drawn), or right-aligned in
- * the box [left, left + width] when its paragraph is right-to-left or `alignEnd` asks for it.
- */
-function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, alignEnd: boolean): string {
+/** A line of text in the box [left, left + width] as drawn, at its left edge or right-aligned. */
+function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, right: boolean): string {
   if (line.pieces.length === 0) return "";
-  const right = alignEnd !== line.rtl;
   const x = right ? left + width - (line.width * style.size) / 1000 : left;
   return `${style.color} rg BT ${n(x)} ${n(baseline)} Td ${lineOperators(fonts, line, style.size)}ET`;
 }
@@ -512,7 +513,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       if (runningHeader === undefined) {
         const line = t.fit(title, false, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
         runningHeader =
-          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, t.settings.rtl)}\n` +
+          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, t.settings.rtl || line.rtl)}\n` +
           `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
       }
       return runningHeader;
