@@ -7,9 +7,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["test/**/*.unit.test.ts"] } },
+      { test: { name: "unit", include: ["test/**/*.unit.test.ts"], globalSetup: ["test/unitSetup.ts"] } },
       // The same tests with the clock 400 days ahead (test/nextYear.ts): no test may depend on the date.
-      { test: { name: "unit, a year ahead", include: ["test/**/*.unit.test.ts"], setupFiles: ["test/nextYear.ts"] } },
+      {
+        test: { name: "unit, a year ahead", include: ["test/**/*.unit.test.ts"], setupFiles: ["test/nextYear.ts"], globalSetup: ["test/unitSetup.ts"] },
+      },
       {
         test: {
           name: "stack",

@@ -27,8 +27,10 @@ export function backendUnavailable(error: unknown): void {
   logger.error(`Firestore call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }
 
-export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: number): void {
-  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs }));
+export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: number, missingCharacters: number): void {
+  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs, missingCharacters }));
+  // The count only: the characters themselves are the tenant's text.
+  if (missingCharacters > 0) logger.warn(`${missingCharacters} character(s) have no font and print as U+FFFD`, withRequest({ missingCharacters }));
 }
 
 /** An email went out but its audit event could not be written. */

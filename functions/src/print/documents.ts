@@ -18,7 +18,7 @@ import type { PrintableInstance } from "./render";
 export const PDF_PREFIX = "generated-pdfs/";
 
 /** Bumped when the renderer's output changes, so that stored PDFs of the old layout are not reused. */
-export const RENDERER_VERSION = 1;
+export const RENDERER_VERSION = 2; // 2: every script (fonts per script, shaping, bidi)
 
 /** How long a production download URL is valid (SPEC.md section 8). */
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
@@ -182,7 +182,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   } catch (error) {
     throw rememberFailure(storagePath, error instanceof PageLimitExceeded ? pageLimitExceeded() : error);
   }
-  logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started);
+  logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started, pdf.missingCharacters);
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 

@@ -6,6 +6,7 @@ import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
 import { pdfText } from "./pdfText";
+import { logicalText } from "./popplerText";
 
 const printUrl = (target: string) => `${BASES.print.functionUrl}${target}/print`;
 const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
@@ -53,6 +54,15 @@ describe("POST /print/{target}/print", () => {
     const [metadata] = await bucket().file(data.storagePath).getMetadata();
     expect(metadata.contentType).toBe("application/pdf");
     expect(metadata.contentDisposition).toMatch(/^attachment; filename="Boiler Inspection B-12\.pdf"; filename\*=UTF-8''/);
+  });
+
+  it("prints the demo's world-scripts instance through the deployed code (bundled fonts): every script reads back, nothing replaced", async () => {
+    const res = await print("/tenant/acme-north", "world-scripts");
+    expect(res.status).toBe(201);
+    const file = await download(res.json.data.downloadUrl);
+    const text = logicalText(new Uint8Array(file.bytes));
+    expect(text).not.toContain("\uFFFD");
+    for (const word of ["山田太郎", "张伟", "김민준", "فاطمة", "שרה", "प्रिया", "অমিত", "கார்த்திக்", "สมชาย", "ភ្នំពេញ", "👍🏽"]) expect(text).toContain(word);
   });
 
   it("reuses the stored PDF of the same version, and renders anew when the instance changes", async () => {

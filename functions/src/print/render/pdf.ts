@@ -241,7 +241,10 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number): s
     for (let i = 0; i < glyphs.length; ) {
       let j = i + 1;
       while (j < glyphs.length && glyphs[j].cluster === glyphs[i].cluster) j++;
-      const text = piece.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
+      // Extractors read a right-to-left glyph's text backwards with the rest of its line: a cluster of
+      // several characters (a letter and its vowel mark) is stored reversed so that it reads forwards.
+      const logical = piece.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
+      const text = piece.rtl && logical.length > 1 ? [...logical].reverse().join("") : logical;
       let advancing = 0;
       let carrier = -1;
       for (let k = i; k < j; k++) {

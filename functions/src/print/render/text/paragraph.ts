@@ -275,7 +275,9 @@ function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: stri
     const cp = segment.codePointAt(0)!;
     const cls = scriptOf(cp);
     let face: Face | undefined;
-    if (previous && (cls === "common" || cls === "inherited" || isIgnorable(cp)) && covers(previous, segment)) face = previous;
+    // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
+    const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
+    if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && covers(previous, segment)) face = previous;
     if (!face) {
       for (const family of fontChain(cls, cp, ctx.han)) {
         const candidate = getFace(family, bold);

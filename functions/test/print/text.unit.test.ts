@@ -1,0 +1,87 @@
+// The renderer's text stage alone (src/print/render/text): line breaks by UAX #14 and ICU's
+// dictionaries, never inside a grapheme cluster; shaping by HarfBuzz; visual order by UAX #9.
+
+import { describe, expect, it } from "vitest";
+import { breakOpportunities } from "../../src/print/render/text/breaks";
+import { documentText, type Line, type Text } from "../../src/print/render/text";
+
+const graphemeStarts = (text: string): Set<number> =>
+  new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
+const gids = (line: Line): number[] => line.pieces.flatMap((p) => p.glyphs.map((g) => g.gid));
+/** Each line's text, from where it starts to where the next one does. */
+const lineTexts = (lines: Line[]): string[] => lines.map((l, i) => l.text.slice(l.start, lines[i + 1]?.text === l.text ? lines[i + 1].start : undefined).trim());
+
+async function text(locale: string, sample: string): Promise<Text> {
+  return documentText(sample, locale);
+}
+
+describe("line breaking", () => {
+  it("breaks Japanese between characters, never before closing brackets, full stops, commas or small kana", async () => {
+    const sample = "日本語の長い文章は、スペースがなくても改行されます。「括弧」の前後やちょっとした句読点（例：読点、句点）も正しく扱います。";
+    const t = await text("ja", sample);
+    const forbiddenStart = /^[、。」）：ょっゃゅー]/;
+    // From four ems up: narrower lines cannot hold "（例：" or "ちょっ" and must cut them (as a browser would overflow).
+    for (let em = 4000; em <= 20000; em += 250) {
+      const lines = t.wrap(sample, false, em);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines.slice(1)) expect(line.text.slice(line.start), `width ${em}`).not.toMatch(forbiddenStart);
+      expect(lineTexts(lines).join("")).toBe(sample);
+    }
+  });
+
+  it("breaks Thai and Khmer between words found by ICU's dictionary, not inside them", () => {
+    const thai = "สวัสดีชาวโลก"; // สวัสดี | ชาว | โลก
+    const breaks = breakOpportunities(thai);
+    expect(breaks[6]).toBe(1);
+    for (let i = 1; i < 6; i++) expect(breaks[i], `inside สวัสดี at ${i}`).toBe(0);
+    const khmer = "សួស្តីពិភពលោក"; // សួស្តី | ពិភពលោក
+    const k = breakOpportunities(khmer);
+    expect(k[khmer.indexOf("ពិ")]).toBe(1);
+    for (let i = 1; i < khmer.indexOf("ពិ"); i++) expect(k[i]).toBe(0);
+  });
+
+  it("breaks Latin text at spaces and after hyphens, never inside a word that fits", () => {
+    const breaks = breakOpportunities("state-of-the-art pump station");
+    expect(breaks["state-".length]).toBe(1);
+    expect(breaks["state-of-the-art ".length]).toBe(1);
+    expect(breaks[2]).toBe(0);
+  });
+
+  it("cuts a line that has no break opportunity only between grapheme clusters (emoji sequences, conjuncts, marks)", async () => {
+    for (const sample of ["👨‍👩‍👧👨‍👩‍👧👍🏽🇯🇵🇯🇵", "क्षत्रियक्षत्रिय", "فيهفيهفيه", "ที่ที่ที่ที่", "e\u0301e\u0301e\u0301"]) {
+      const t = await text("und", sample);
+      const lines = t.wrap(sample, false, 1); // narrower than any cluster: one cluster a line
+      const starts = graphemeStarts(lines[0].text);
+      expect(lines.length).toBeGreaterThan(2);
+      for (const line of lines) expect(starts.has(line.start), `${sample} cut at ${line.start}`).toBe(true);
+    }
+  });
+});
+
+describe("shaping", () => {
+  it("joins Arabic letters: a letter takes another form between others than alone", async () => {
+    const t = await text("ar", "ببب");
+    const alone = gids(t.wrap("ب", false, Infinity)[0]);
+    const joined = gids(t.wrap("ببب", false, Infinity)[0]);
+    expect(joined.filter((g) => !alone.includes(g)).length).toBeGreaterThan(0);
+  });
+
+  it("forms Devanagari conjuncts and reorders vowel signs: fewer glyphs than characters, i-matra drawn first", async () => {
+    const t = await text("hi", "क्ष कि");
+    const conjunct = t.wrap("क्ष", false, Infinity)[0];
+    expect(gids(conjunct).length).toBeLessThan(3);
+    const ki = t.wrap("कि", false, Infinity)[0];
+    const ka = gids(t.wrap("क", false, Infinity)[0])[0];
+    expect(gids(ki)).toHaveLength(2);
+    expect(gids(ki)[1]).toBe(ka); // the vowel sign, logically after, is drawn before the consonant
+  });
+
+  it("orders runs visually: in a left-to-right line a Hebrew run reads right to left, numbers inside it left to right", async () => {
+    const t = await text("en", "abc אבג 123 דה xyz");
+    const [line] = t.wrap("abc אבג 123 דה xyz", false, Infinity);
+    const visual = line.pieces.map((p) => p.glyphs.map((g) => p.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+    expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
+    expect(line.rtl).toBe(false);
+    expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
+  });
+});
