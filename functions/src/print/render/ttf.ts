@@ -217,6 +217,21 @@ export class TrueTypeSource {
     return [advance, lsb];
   }
 
+  /** Calls `visit` with the offset (in the font file) of each component's glyph index of a composite glyph. */
+  private forEachComponent(record: number, length: number, visit: (at: number) => void): void {
+    let p = 10;
+    for (;;) {
+      if (p + 4 > length) break;
+      const flags = this.view.getUint16(record + p);
+      visit(record + p + 2);
+      p += 4 + (flags & ARG_1_AND_2_ARE_WORDS ? 4 : 2);
+      if (flags & WE_HAVE_A_SCALE) p += 2;
+      else if (flags & WE_HAVE_AN_X_AND_Y_SCALE) p += 4;
+      else if (flags & WE_HAVE_A_TWO_BY_TWO) p += 8;
+      if (!(flags & MORE_COMPONENTS)) break;
+    }
+  }
+
   /**
    * A font holding `gids` as glyphs 0..n-1 in that order (gids[0] should be 0, .notdef; repeats
    * allowed), followed by
@@ -244,48 +259,40 @@ export class TrueTypeSource {
     }
 
     const glyf = this.table("glyf").offset;
-    const records: Uint8Array[] = [];
+    const view = this.view;
+    // Pass 1 (`order` grows while composites pull in their components): the glyphs and their sizes.
     let glyfSize = 0;
-    // `order` grows while composites pull in their components.
     for (let i = 0; i < order.length; i++) {
-      const gid = order[i];
-      const start = this.glyphOffsets[gid];
-      const end = this.glyphOffsets[gid + 1];
+      const start = this.glyphOffsets[order[i]];
+      const end = this.glyphOffsets[order[i] + 1];
       const length = end > start ? end - start : 0;
-      const record = new Uint8Array((length + 3) & ~3);
-      if (length > 0) {
-        record.set(this.bytes.subarray(glyf + start, glyf + end));
-        const rv = new DataView(record.buffer);
-        if (length >= 10 && rv.getInt16(0) < 0) {
-          // composite: renumber each component's glyph index
-          let p = 10;
-          for (;;) {
-            if (p + 4 > length) break;
-            const flags = rv.getUint16(p);
-            rv.setUint16(p + 2, add(rv.getUint16(p + 2)));
-            p += 4 + (flags & ARG_1_AND_2_ARE_WORDS ? 4 : 2);
-            if (flags & WE_HAVE_A_SCALE) p += 2;
-            else if (flags & WE_HAVE_AN_X_AND_Y_SCALE) p += 4;
-            else if (flags & WE_HAVE_A_TWO_BY_TWO) p += 8;
-            if (!(flags & MORE_COMPONENTS)) break;
-          }
-        }
+      glyfSize += (length + 3) & ~3;
+      if (length >= 10 && view.getInt16(glyf + start) < 0) {
+        this.forEachComponent(glyf + start, length, (at) => add(view.getUint16(at)));
       }
-      records.push(record);
-      glyfSize += record.length;
     }
-
+    // Pass 2: copy each glyph record once, renumbering a composite's components in the copy.
     const count = order.length;
     const glyfOut = new Uint8Array(glyfSize);
+    const glyfView = new DataView(glyfOut.buffer);
     const locaOut = new Uint8Array(4 * (count + 1));
     const locaView = new DataView(locaOut.buffer);
     const hmtxOut = new Uint8Array(4 * count);
     const hmtxView = new DataView(hmtxOut.buffer);
     let at = 0;
     for (let i = 0; i < count; i++) {
+      const start = this.glyphOffsets[order[i]];
+      const end = this.glyphOffsets[order[i] + 1];
+      const length = end > start ? end - start : 0;
       locaView.setUint32(4 * i, at);
-      glyfOut.set(records[i], at);
-      at += records[i].length;
+      if (length > 0) {
+        glyfOut.set(this.bytes.subarray(glyf + start, glyf + end), at);
+        if (length >= 10 && view.getInt16(glyf + start) < 0) {
+          const delta = at - (glyf + start);
+          this.forEachComponent(glyf + start, length, (p) => glyfView.setUint16(p + delta, add(view.getUint16(p))));
+        }
+      }
+      at += (length + 3) & ~3;
       const [advance, lsb] = this.horizontalMetrics(order[i]);
       hmtxView.setUint16(4 * i, advance);
       hmtxView.setInt16(4 * i + 2, lsb);

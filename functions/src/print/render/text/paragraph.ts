@@ -261,17 +261,28 @@ function covers(face: Face, grapheme: string): boolean {
   return true;
 }
 
+/** Characters that join the one before into a grapheme cluster (marks, joiners, modifiers, flags, jamo). */
+const EXTENDS = /\p{M}|\u200d|[\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u1160-\u11ff\ud7b0-\ud7ff\u{e0020}-\u{e007f}]/u;
+
+/** Grapheme clusters: ICU's segmenter where a character may extend another, else code point by code point (faster). */
+function clusters(input: string): Iterable<string> {
+  if (EXTENDS.test(input)) {
+    graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+    return [...graphemes.segment(input)].map((s) => s.segment);
+  }
+  return input;
+}
+
 /**
  * A face per grapheme: the preceding grapheme's face for punctuation, digits and marks when it has
  * them (so "。" stays with its Japanese sentence), else the first face of the script's chain that has
  * every character. A grapheme no font has becomes U+FFFD, counted in `ctx.missing`.
  */
 function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
-  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   let text = "";
   const faceAt: Face[] = [];
   let previous: Face | undefined;
-  for (const { segment } of graphemes.segment(input)) {
+  for (const segment of clusters(input)) {
     const cp = segment.codePointAt(0)!;
     const cls = scriptOf(cp);
     let face: Face | undefined;
