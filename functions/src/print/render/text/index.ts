@@ -31,8 +31,12 @@ const HAN_LANGUAGE: Record<HanStyle, string> = {
   traditionalChinese: "zh-Hant",
 };
 
+/** A letter of another script than Latin, Greek or Cyrillic. */
+const OTHER_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
+
 /** The language that has the most letters in `text` (en-GB when none has any). */
 function dominantLanguage(text: string, han: HanStyle): string {
+  if (!OTHER_LETTER.test(text)) return "en-GB";
   let best = "en-GB";
   let most = 0;
   for (const [re, language] of LETTERS) {

@@ -40,6 +40,12 @@ export function loadShaper(): Promise<void> {
 /** Glyphs of text[start, end) in one face and direction, in visual order. */
 export function shapeRun(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
   if (!hb || !(rtl || NEEDS_SHAPING.test(text.slice(start, end)))) return throughCmap(text, start, end, face);
+  return throughHarfBuzz(text, start, end, face, rtl, language);
+}
+
+/** shapeRun's HarfBuzz path, for any text (the benchmark compares it with the cmap path). Needs loadShaper(). */
+export function throughHarfBuzz(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
+  if (!hb) throw new Error("HarfBuzz is not loaded: await loadShaper() first");
   const glyphs = withHarfBuzz(hb, text, start, end, face, rtl, language);
   // Each glyph learns where its cluster's text ends (clusters are contiguous runs of glyphs).
   const starts = [...new Set(glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
@@ -74,7 +80,8 @@ function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: numb
   return out;
 }
 
-function throughCmap(text: string, start: number, end: number, face: Face): Glyph[] {
+/** shapeRun's path for text that needs no shaping: glyph by glyph through the font's cmap. */
+export function throughCmap(text: string, start: number, end: number, face: Face): Glyph[] {
   const out: Glyph[] = [];
   for (let i = start; i < end; i++) {
     const cp = text.codePointAt(i)!;
