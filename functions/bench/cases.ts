@@ -15,6 +15,9 @@ export type RendererModule = typeof import("../src/print/render");
 export const RENDERER_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "index.js");
 export const FORMAT_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "format.js");
 export type FormatModule = typeof import("../src/print/render/format");
+type ScriptsModule = typeof import("../src/print/render/text/scripts");
+export type HanStyle = import("../src/print/render/text/scripts").HanStyle;
+const SCRIPTS_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "text", "scripts.js");
 
 /** One document to print, and how it was made. */
 export interface BenchCase {
@@ -31,8 +34,16 @@ export interface BenchCase {
   /** Field and table-row counts, for the description. */
   fieldCount: number;
   tableRows: number;
-  /** Whether the case is one of the three the issue names (others are extra rows). */
+  /** Whether the case is one of those the issues name (others are extra rows). */
   primary: boolean;
+  /** A world-scripts case (complex scripts, right to left): the targets of the world-scripts issue apply. */
+  worldScripts: boolean;
+  /** BCP 47 language of the document as our renderer decides it (the language with the most letters): its PDF's /Lang. */
+  language: string;
+  /** A right-to-left document (the language's direction): the peers get dir="rtl" / Typst's dir: rtl. */
+  rtl: boolean;
+  /** Which Han forms the document uses, as our renderer decides it (the peers order their CJK fonts by it). */
+  han: HanStyle;
 }
 
 export function renderOptions(c: BenchCase): RenderOptions {
@@ -175,34 +186,216 @@ async function onePageCut(base: PrintableInstance, render: RendererModule["rende
   throw new Error("no prefix of inspection-short fits one page");
 }
 
-/** Builds every case. `renderer` decides the one-page cut and reports page counts. */
+// ---- the ~20-page Arabic and Japanese documents --------------------------------------------------
+
+/** The words of a generated world-scripts document: labels, a sentence pool and the table's vocabulary. */
+interface ScriptVocabulary {
+  title: string;
+  objectTypeName: string;
+  sections: [summary: string, notes: string, readings: string];
+  fields: [label: string, type: PrintableField["type"], value: unknown][];
+  notesLabel: (n: number) => string;
+  /** Sentences with Latin words and numbers mixed in, as field reports have them. */
+  sentences: string[];
+  /** Between two sentences: a space, or nothing in Japanese. */
+  sentenceGap: string;
+  readingsLabel: string;
+  columns: string[];
+  statuses: string[];
+  inspectors: string[];
+  remarks: string[];
+}
+
+const ARABIC: ScriptVocabulary = {
+  title: "تقرير فحص الموقع — محطة N3، الشمال",
+  objectTypeName: "سجل القراءات والملاحظات",
+  sections: ["ملخص", "ملاحظات الفحص", "القراءات"],
+  fields: [
+    ["الموقع", "text", "محطة N3، المنطقة الصناعية الشمالية، الإسكندرية"],
+    ["الفترة", "text", "1 يناير 2026 – 10 سبتمبر 2026"],
+    ["عدد العدادات", "number", 80],
+    ["رئيس الفريق", "text", "فاطمة الزهراء (F. Al-Zahraa)"],
+    ["المعيار", "choice", "ISO 9001:2015"],
+    ["تاريخ التصدير", "datetime", "2026-09-10T08:00:00Z"],
+    ["تمت المراجعة", "boolean", true],
+    ["البريد الإلكتروني", "email", "n3-inspections@acme-north.example"],
+  ],
+  notesLabel: (n) => `ملاحظة ${n}`,
+  sentences: [
+    "تم فحص الصمام رقم V-12 وفق الإجراء ISO 9001 ولم تُلاحظ أي تسربات.",
+    "بلغ الضغط في الخط الرئيسي 4.6 bar عند الساعة 08:30، وهو ضمن الحدود المسموح بها.",
+    "أُعيدت معايرة جهاز القياس Fluke 87V بعد استبدال البطارية.",
+    "لاحظ الفريق تآكلاً طفيفاً في الأنبوب P-204، ويُوصى بإعادة الفحص خلال 30 يوماً.",
+    "تمت مراجعة سجل الصيانة مع ممثل العميل السيد Ahmed Hassan.",
+    "درجة حرارة المضخة 72.5 °C، أي أعلى من المتوسط الشهري بثلاث درجات.",
+    "تم تنظيف المرشحات واستبدال الحشوات في الوحدة رقم 3.",
+    "لا توجد ملاحظات إضافية على لوحة التحكم PLC-7 بعد إعادة التشغيل.",
+    "يجب تحديث الرسومات الهندسية لتعكس التعديلات التي أُجريت في شهر مايو.",
+    "استقرت قراءات التدفق عند 12,400 l/h طوال فترة الاختبار.",
+    "أُرسلت العينات إلى المختبر (رقم الطلب LAB-2026-0415) وستصل النتائج خلال أسبوع.",
+    "يعمل نظام الإنذار بشكل صحيح، وقد اختُبر مرتين باستخدام SCADA.",
+  ],
+  sentenceGap: " ",
+  readingsLabel: "قراءات العدادات",
+  columns: ["#", "التاريخ (UTC)", "العداد", "الضغط (bar)", "الحرارة (°C)", "التدفق (l/h)", "الحالة", "المفتش", "ملاحظات"],
+  statuses: ["سليم", "سليم", "سليم", "سليم", "مراجعة", "خارج النطاق", "عطل في الحساس"],
+  inspectors: ["فاطمة الزهراء", "أحمد حسن", "ليلى منصور", "عمر خالد", "J. García", "يوسف إبراهيم"],
+  remarks: ["", "", "", "أُخذت القراءة بعد إعادة التشغيل", "أُعيد تركيب الصمام PV-3", "زجاج المقياس مغطى بالضباب؛ القيمة تقديرية", "بحضور ممثل العميل"],
+};
+
+const JAPANESE: ScriptVocabulary = {
+  title: "現場点検報告書 — N3 プラント（北地区）",
+  objectTypeName: "測定記録と所見",
+  sections: ["概要", "点検所見", "測定値"],
+  fields: [
+    ["所在地", "text", "N3 プラント、北工業地区、大阪府堺市"],
+    ["期間", "text", "2026年1月1日 – 2026年9月10日"],
+    ["メーター数", "number", 80],
+    ["班長", "text", "山田 太郎（T. Yamada）"],
+    ["規格", "choice", "ISO 9001:2015"],
+    ["出力日時", "datetime", "2026-09-10T08:00:00Z"],
+    ["確認済み", "boolean", true],
+    ["メール", "email", "n3-inspections@acme-north.example"],
+  ],
+  notesLabel: (n) => `所見 ${n}`,
+  sentences: [
+    "バルブ V-12 を ISO 9001 の手順に従って点検し、漏れは確認されませんでした。",
+    "午前 8:30 の主配管の圧力は 4.6 bar で、許容範囲内でした。",
+    "電池交換後、測定器 Fluke 87V の校正をやり直しました。",
+    "配管 P-204 に軽微な腐食が見られたため、30 日以内の再点検を推奨します。",
+    "保守記録を顧客担当者の佐藤様（Ms. Sato）と一緒に確認しました。",
+    "ポンプの温度は 72.5 °C で、月平均より 3 度高くなっています。",
+    "3 号機のフィルターを清掃し、ガスケットを交換しました。",
+    "再起動後、制御盤 PLC-7 に追加の指摘事項はありません。",
+    "5 月に行った変更を反映するため、図面を更新する必要があります。",
+    "試験期間中、流量は 12,400 l/h で安定していました。",
+    "試料を分析室に送付しました（依頼番号 LAB-2026-0415）。結果は一週間以内に届く予定です。",
+    "警報システムは正常に作動し、SCADA から二回試験しました。",
+  ],
+  sentenceGap: "",
+  readingsLabel: "メーター測定値",
+  columns: ["#", "記録日時 (UTC)", "メーター", "圧力 (bar)", "温度 (°C)", "流量 (l/h)", "状態", "検査員", "備考"],
+  statuses: ["正常", "正常", "正常", "正常", "要確認", "範囲外", "センサー異常"],
+  inspectors: ["山田 太郎", "佐藤 花子", "鈴木 一郎", "高橋 美咲", "J. García", "田中 健"],
+  remarks: ["", "", "", "再起動後に測定", "バルブ PV-3 を再取付け", "ゲージが曇っていたため推定値", "顧客立会い"],
+};
+
+/**
+ * A long report in one script (deterministic, like bigTableInstance): eight summary fields, `notes`
+ * longtext paragraphs of 3-7 sentences from the pool, then a 9-column readings table of `rows` rows.
+ */
+export function scriptReportInstance(v: ScriptVocabulary, notes: number, rows: number, seed: number): PrintableInstance {
+  const rnd = xorshift(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const noteFields: PrintableField[] = [];
+  for (let i = 0; i < notes; i++) {
+    const lines: string[] = [];
+    const paragraphs = 1 + Math.floor(rnd() * 2);
+    for (let p = 0; p < paragraphs; p++) {
+      const n = 3 + Math.floor(rnd() * 5);
+      lines.push(Array.from({ length: n }, () => pick(v.sentences)).join(v.sentenceGap));
+    }
+    noteFields.push({ label: v.notesLabel(i + 1), type: "longtext", value: lines.join("\n") });
+  }
+  const tableRows: { cells: (string | number | null)[] }[] = [];
+  const start = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < rows; i++) {
+    const when = new Date(start + i * 3 * 3600_000);
+    const remark = pick(v.remarks);
+    tableRows.push({
+      cells: [
+        i + 1,
+        when.toISOString().slice(0, 16).replace("T", " "),
+        `M-${String(100 + Math.floor(rnd() * 80)).padStart(3, "0")}`,
+        Math.round((3.5 + rnd() * 2) * 100) / 100,
+        Math.round((60 + rnd() * 40) * 10) / 10,
+        Math.round(1000 + rnd() * 48000),
+        pick(v.statuses),
+        pick(v.inspectors),
+        remark === "" ? null : remark,
+      ],
+    });
+  }
+  return {
+    title: v.title,
+    objectTypeName: v.objectTypeName,
+    sections: [
+      { title: v.sections[0], fields: v.fields.map(([label, type, value]) => ({ label, type, value })) },
+      { title: v.sections[1], fields: noteFields },
+      { title: v.sections[2], fields: [{ label: v.readingsLabel, type: "table", value: { columns: v.columns, rows: tableRows } }] },
+    ],
+  };
+}
+
+/** Sizes of the generated documents: about 20 pages each in our renderer (checked when the cases are built). */
+const ARABIC_SIZE = { notes: 24, rows: 400 };
+const JAPANESE_SIZE = { notes: 32, rows: 620 };
+
+// ---- building the cases -------------------------------------------------------------------------
+
+/** The language our renderer chose for a document: its PDF's /Lang (pdf-lib writes it as a literal string). */
+function pdfLanguage(bytes: Uint8Array): string {
+  const m = /\/Lang\s*\(([^)]*)\)/.exec(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
+  if (!m) throw new Error("our renderer's PDF has no /Lang");
+  return m[1];
+}
+
+/** A language's writing direction (CLDR, through Intl.Locale). */
+function isRtl(language: string): boolean {
+  const info = (new Intl.Locale(language) as Intl.Locale & { textInfo?: { direction?: string } }).textInfo;
+  return info?.direction === "rtl";
+}
+
+/** Builds every case. `renderer` decides the one-page cut, the language and reports page counts. */
 export async function buildCases(renderer: RendererModule): Promise<BenchCase[]> {
   const fixture = loadFixture();
+  const scripts = require(SCRIPTS_MODULE) as ScriptsModule;
   const targetName = String(fixture.documents[`tenants/${DEMO_TENANT}`]?.name ?? DEMO_TENANT);
-  const make = (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean): BenchCase => ({
-    key,
-    name,
-    description,
-    instanceId,
-    targetName,
-    generatedAt: GENERATED_AT,
-    instance,
-    primary,
-    ...counts(instance),
-  });
+  const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false): Promise<BenchCase> => {
+    const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance) };
+    const rendered = await renderer.renderInstancePdf(instance, { instanceId, targetName, generatedAt: new Date(GENERATED_AT) });
+    const language = pdfLanguage(rendered.bytes);
+    // As the renderer: Han forms from the locale when there is one (none here), else from the content.
+    const han = scripts.hanStyleOfText(`${instance.title}\n${instance.objectTypeName}\n${targetName}\n${JSON.stringify(instance)}`);
+    return { ...base, language, rtl: isRtl(language), han };
+  };
   const options = { instanceId: "inspection-short", targetName, generatedAt: new Date(GENERATED_AT) };
   const short = demoInstance(fixture, "inspection-short");
   const shortPages = (await renderer.renderInstancePdf(short, options)).pageCount;
   const cases: BenchCase[] = [];
   if (shortPages === 1) {
-    cases.push(make("one-page", "a. one page", "demo `inspection-short` as stored (it fits one page)", "inspection-short", short, true));
+    cases.push(await make("one-page", "a. one page", "demo `inspection-short` as stored (it fits one page)", "inspection-short", short, true));
   } else {
     const cut = await onePageCut(short, renderer.renderInstancePdf, options);
-    cases.push(make("one-page", "a. one page", `demo \`inspection-short\` (which as stored takes ${shortPages} pages here) with ${cut.note}`, "inspection-short", cut.instance, true));
-    cases.push(make("inspection-short", "a*. inspection-short", `demo \`inspection-short\` as stored (30 fields; ${shortPages} pages in our renderer)`, "inspection-short", short, false));
+    cases.push(await make("one-page", "a. one page", `demo \`inspection-short\` (which as stored takes ${shortPages} pages here) with ${cut.note}`, "inspection-short", cut.instance, true));
+    cases.push(await make("inspection-short", "a*. inspection-short", `demo \`inspection-short\` as stored (30 fields; ${shortPages} pages in our renderer)`, "inspection-short", short, false));
   }
-  cases.push(make("audit-long", "b. ~300 fields", "demo `audit-long` as stored", "audit-long", demoInstance(fixture, "audit-long"), true));
-  cases.push(make("table-2000", "c. 2,000-row table", "generated in bench/cases.ts (deterministic): 4 fields and a 9-column table of 2,000 rows, Latin, Greek and Cyrillic text", "meter-readings-2000", bigTableInstance(2000), true));
+  cases.push(await make("audit-long", "b. ~300 fields", "demo `audit-long` as stored", "audit-long", demoInstance(fixture, "audit-long"), true));
+  cases.push(await make("table-2000", "c. 2,000-row table", "generated in bench/cases.ts (deterministic): 4 fields and a 9-column table of 2,000 rows, Latin, Greek and Cyrillic text", "meter-readings-2000", bigTableInstance(2000), true));
+  cases.push(
+    await make(
+      "world-one-page",
+      "w1. world scripts, one page",
+      "demo `world-scripts` as stored: Japanese, Chinese (simplified, traditional), Korean, Arabic, Hebrew, Hindi, Bengali, Tamil, Thai, Khmer, Greek, Cyrillic and emoji on one page",
+      "world-scripts",
+      demoInstance(fixture, "world-scripts"),
+      true,
+      true,
+    ),
+  );
+  const long = (key: string, name: string, what: string, id: string, v: ScriptVocabulary, size: { notes: number; rows: number }, seed: number) =>
+    make(
+      key,
+      name,
+      `generated in bench/cases.ts (deterministic): a ${what} report with Latin words and numbers mixed in: ` +
+        `8 summary fields, ${size.notes} longtext notes of 3-7 sentences each, a 9-column readings table of ${size.rows} rows (about 20 pages in our renderer)`,
+      id,
+      scriptReportInstance(v, size.notes, size.rows, seed),
+      true,
+      true,
+    );
+  cases.push(await long("arabic-20", "w2. Arabic, ~20 pages", "right-to-left Arabic", "site-report-ar", ARABIC, ARABIC_SIZE, 20260611));
+  cases.push(await long("japanese-20", "w3. Japanese, ~20 pages", "Japanese", "site-report-ja", JAPANESE, JAPANESE_SIZE, 20260612));
   return cases;
 }
 

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { CHROMIUM_PATH } from "./engines/chromium";
+import { TYPST_PACKAGE, typstVersion } from "./engines/typst";
 import { FUNCTIONS_DIR } from "./cases";
 
 export interface Machine {
@@ -45,6 +46,16 @@ function chromiumVersion(): string {
   }
 }
 
+/** Typst's own version, from the addon (loaded in this process: cheap, and only when installed). */
+function typstCompilerVersion(): string {
+  if (packageVersion(TYPST_PACKAGE) === "not installed") return "not installed";
+  try {
+    return typstVersion();
+  } catch {
+    return "unknown (the addon does not load here)";
+  }
+}
+
 export const loadAverage = (): string => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 
 export function machine(): Machine {
@@ -66,6 +77,8 @@ export function machine(): Machine {
       chromium: chromiumVersion(),
       "puppeteer-core": packageVersion("puppeteer-core"),
       pdfmake: packageVersion("pdfmake"),
+      [TYPST_PACKAGE]: packageVersion(TYPST_PACKAGE),
+      "typst (the compiler in that addon)": typstCompilerVersion(),
       "pdf-lib (our PDF object writer)": packageVersion("pdf-lib"),
     },
   };

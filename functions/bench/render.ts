@@ -1,15 +1,22 @@
-// Rendering benchmark, in process and warm: our renderer, headless Chromium and pdfmake on the same
-// documents (cases.ts). Each (engine, case) runs in fresh worker processes (renderWorker.ts), several
-// times, interleaved, so that memory peaks never mix and slow drift hits every engine alike.
-// Run alone:  node --import tsx bench/render.ts   (bench/run.ts runs it with the rest)
+// Rendering benchmark, in process and warm: our renderer, headless Chromium, Typst and pdfmake on the
+// same documents (cases.ts). Each (engine, case) runs in fresh worker processes (renderWorker.ts),
+// several times, interleaved, so that memory peaks never mix and slow drift hits every engine alike.
+// An engine that cannot print a case at all (pdfmake and the world scripts) is not run on it: the
+// table says why (engines/types.ts, cannotPrint).
+// Run alone (bench/run.ts runs it with the rest):
+//   node --import tsx bench/render.ts [--engines=ours,typst,chromium] [--cases=one-page,world-one-page]
+//     [--processes=N] [--budget-ms=MS]     prints the rendering part of the report (targets included)
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildCases, RENDERER_MODULE, type BenchCase, type RendererModule } from "./cases";
-import { ENGINES, PEER_OF, type EngineName } from "./engines/types";
+import { ALL_ENGINES, cannotPrint, ENGINES, PEER_OF, type EngineName } from "./engines/types";
 import type { WorkerBudget, WorkerResult } from "./renderWorker";
+import { loadAverage, machine } from "./machine";
+import { markdown, type Report } from "./report";
+import { whereTimeGoes, type WhereTimeGoes } from "./profile";
 import { setup, type Setup } from "./setup";
 import { median, summarize, type Summary } from "./stats";
 
@@ -52,6 +59,8 @@ export interface EngineCaseResult {
 }
 
 export interface RenderBenchResult {
+  /** Our renderer's time by stage of its pipeline (profile.ts). */
+  profiles: WhereTimeGoes[];
   cases: BenchCase[];
   results: EngineCaseResult[];
   setupNotes: string[];
@@ -100,7 +109,10 @@ function aggregate(engine: EngineName, c: BenchCase, runs: WorkerResult[]): Engi
 export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDER_OPTIONS, prepared?: Setup): Promise<RenderBenchResult> {
   const s = prepared ?? setup(options.engines);
   const renderer = require(RENDERER_MODULE) as RendererModule;
-  const cases = (await buildCases(renderer)).filter((c) => !options.cases || options.cases.includes(c.key));
+  const all = await buildCases(renderer);
+  const unknown = (options.cases ?? []).filter((k) => !all.some((c) => c.key === k));
+  if (unknown.length) throw new Error(`--cases: unknown case ${unknown.join(", ")} (${all.map((c) => c.key).join(", ")})`);
+  const cases = all.filter((c) => !options.cases || options.cases.includes(c.key));
   const outDir = join(tmpdir(), "print-bench");
   mkdirSync(outDir, { recursive: true });
   const casesFile = join(outDir, "cases.json");
@@ -114,7 +126,7 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
       for (const e of options.engines) {
         const peer = PEER_OF[e];
         if (peer && s.unavailable[peer]) continue;
-        if (failed.has(key(e, c))) continue;
+        if (cannotPrint(e, c) || failed.has(key(e, c))) continue;
         const t = Date.now();
         try {
           const r = runWorker(e, casesFile, c, outDir, options.budget, s.env);
@@ -136,20 +148,49 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
   for (const c of cases) {
     for (const e of options.engines) {
       const peer = PEER_OF[e];
-      const unavailable = peer ? s.unavailable[peer] : undefined;
+      const unavailable = (peer ? s.unavailable[peer] : undefined) ?? cannotPrint(e, c);
       const got = runs.get(key(e, c));
       if (unavailable) results.push({ engine: e, caseKey: c.key, unavailable });
       else if (failed.has(key(e, c)) && !got?.length) results.push({ engine: e, caseKey: c.key, unavailable: failed.get(key(e, c)) });
       else if (got?.length) results.push(aggregate(e, c, got));
     }
   }
-  return { cases, results, setupNotes: s.notes, options, outDir };
+  // Where our time goes on the one-page and world-scripts cases: profiled after the timed renders.
+  const profiles: WhereTimeGoes[] = [];
+  for (const c of cases.filter((x) => x.key === "one-page" || x.worldScripts)) {
+    console.log(`[bench] profile ${c.key} (ours, 3 s under the sampling profiler)`);
+    profiles.push(whereTimeGoes(casesFile, c));
+  }
+  return { cases, results, setupNotes: s.notes, options, outDir, profiles };
+}
+
+/** Options of a run of this file alone (see the header). */
+function parseArgs(argv: string[]): RenderOptionsBench {
+  const get = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const engines = (get("engines")?.split(",") ?? [...ENGINES]) as EngineName[];
+  for (const e of engines) if (!ALL_ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ALL_ENGINES.join(", ")})`);
+  if (!engines.includes("ours")) engines.unshift("ours");
+  const processes = Number(get("processes") ?? DEFAULT_RENDER_OPTIONS.processes);
+  const budgetMs = Number(get("budget-ms") ?? DEFAULT_RENDER_OPTIONS.budget.budgetMs);
+  if (!Number.isInteger(processes) || processes < 1) throw new Error("--processes must be a whole number from 1");
+  if (!(budgetMs > 0)) throw new Error("--budget-ms must be a positive number");
+  return { processes, budget: { ...DEFAULT_RENDER_OPTIONS.budget, budgetMs }, engines, cases: get("cases")?.split(",") };
 }
 
 if (require.main === module) {
-  runRenderBench()
-    .then((r) => {
-      for (const x of r.results) console.log(JSON.stringify({ ...x, outputFile: undefined }));
+  const started = Date.now();
+  const options = parseArgs(process.argv.slice(2));
+  const m = machine();
+  runRenderBench(options)
+    .then((render) => {
+      const report: Report = {
+        machine: { ...machine(), date: m.date, load: m.load },
+        loadAtEnd: loadAverage(),
+        durationS: (Date.now() - started) / 1000,
+        command: `node --import tsx bench/render.ts ${process.argv.slice(2).join(" ")}`.trim(),
+        render,
+      };
+      console.log(`\n${markdown(report)}`);
     })
     .catch((e: unknown) => {
       console.error(e);

@@ -3,18 +3,21 @@
 // figures over the local stack (http.ts); prints the report and writes it to docs/BENCHMARKS.md.
 //
 // Options (after `--`):
-//   --only=render,cold,http   run only these parts (default: all)
+//   --only=render,fonts,cold,http   run only these parts (default: all)
 //   --quick                   one worker process per (engine, case), 1 s each: a smoke run, not for the report
 //   --processes=N             worker processes per (engine, case) (default 3)
-//   --engines=ours,pdfmake    rendering engines to run (default: ours, chromium, pdfmake; also
+//   --engines=ours,pdfmake    rendering engines to run (default: ours, chromium, typst, pdfmake; also
 //                             chromium-tagged: Chromium with puppeteer's default tagged PDF)
-//   --cases=one-page,audit-long  rendering cases to run (one-page, inspection-short, audit-long, table-2000)
+//   --cases=one-page,audit-long  rendering cases to run (one-page, inspection-short, audit-long, table-2000,
+//                             world-one-page, arabic-20, japanese-20)
 //   --no-write                print the report only
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { FUNCTIONS_DIR } from "./cases";
 import { measureColdStart, RUNS } from "./coldStart";
+import { fontLoadingTable } from "./fonts";
+import { shapingTable } from "./shaping";
 import { ALL_ENGINES, ENGINES, type EngineName } from "./engines/types";
 import { runHttpBench } from "./http";
 import { loadAverage, machine } from "./machine";
@@ -26,8 +29,8 @@ export const REPORT_FILE = join(FUNCTIONS_DIR, "docs", "BENCHMARKS.md");
 
 function parseArgs(argv: string[]): { parts: Set<string>; render: RenderOptionsBench; write: boolean; quick: boolean } {
   const get = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const parts = new Set((get("only") ?? "render,cold,http").split(",").map((s) => s.trim()));
-  for (const p of parts) if (!["render", "cold", "http"].includes(p)) throw new Error(`--only: unknown part '${p}' (render, cold, http)`);
+  const parts = new Set((get("only") ?? "render,fonts,cold,http").split(",").map((s) => s.trim()));
+  for (const p of parts) if (!["render", "fonts", "cold", "http"].includes(p)) throw new Error(`--only: unknown part '${p}' (render, fonts, cold, http)`);
   const quick = argv.includes("--quick");
   const engines = (get("engines")?.split(",") ?? [...ENGINES]) as EngineName[];
   for (const e of engines) if (!ALL_ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ALL_ENGINES.join(", ")})`);
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  console.log("[bench] print-admin benchmarks: rendering (ours, Chromium, pdfmake), cold start, and end to end over a running local stack");
+  console.log("[bench] print-admin benchmarks: rendering (ours, Chromium, Typst, pdfmake), cold start, and end to end over a running local stack");
   console.log("[bench] the local stack is never started here");
   const m = machine();
   const report: Report = { machine: m, loadAtEnd: "", durationS: 0, command };
@@ -53,6 +56,11 @@ async function main(): Promise<void> {
     // The versions may have changed (chromium or packages installed just now).
     report.machine = { ...machine(), date: m.date, load: m.load };
     report.render = await runRenderBench(args.render, s);
+  }
+  if (args.parts.has("fonts")) {
+    ensureBuilt();
+    console.log("[bench] fonts: first renders in fresh processes, and the two shaping paths");
+    report.fonts = { loading: fontLoadingTable(), shaping: await shapingTable() };
   }
   if (args.parts.has("cold")) {
     ensureBuilt();

@@ -1,17 +1,22 @@
 // What the benchmark needs before it can run, installed by the benchmark itself (and said so):
 // - lib/ (the compiled functions), built with `npm run build` when missing;
-// - puppeteer-core and pdfmake, devDependencies of functions/package.json: `npm install` when missing;
+// - puppeteer-core, pdfmake and @myriaddreamin/typst-ts-node-compiler (with its prebuilt binary, an
+//   optional per-platform package), devDependencies of functions/package.json: `npm install` when missing;
 // - Debian's chromium (/usr/bin/chromium), through apt-get when missing (as root, or with sudo -n);
-// - a fontconfig file that makes the Noto Sans files of the npm package visible to Chromium.
+// - a fontconfig file that makes our renderer's Noto files (every family) visible to Chromium;
+// - Typst: the addon loads, finds every Noto family in those files and compiles a test document.
 // Each step that fails leaves a reason; the peer it concerns is then reported as unavailable.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureDebianPackage } from "../stack/debianPackages";
 import { FUNCTIONS_DIR } from "./cases";
 import { CHROMIUM_PATH } from "./engines/chromium";
-import { NOTO_DIRS } from "./engines/fonts";
+import { notoDirs } from "./engines/fonts";
+import { TYPST_PACKAGE } from "./engines/typst";
+import type { Peer } from "./engines/types";
 
 const say = (msg: string): void => console.log(`[bench] ${msg}`);
 
@@ -38,7 +43,7 @@ function resolvable(id: string): boolean {
 
 export interface Setup {
   /** Why a peer cannot run, by engine; absent when it can. */
-  unavailable: Partial<Record<"chromium" | "pdfmake", string>>;
+  unavailable: Partial<Record<Peer, string>>;
   /** Environment for the worker processes (FONTCONFIG_FILE for Chromium). */
   env: NodeJS.ProcessEnv;
   /** What setup did, for the report. */
@@ -52,10 +57,12 @@ export function ensureBuilt(): void {
   if (!r.ok) throw new Error(`cannot build lib/: ${r.reason}`);
 }
 
+const PACKAGES = ["puppeteer-core", "pdfmake", TYPST_PACKAGE];
+
 function ensurePackages(notes: string[]): string | undefined {
-  const missing = ["puppeteer-core", "pdfmake"].filter((p) => !resolvable(p));
+  const missing = PACKAGES.filter((p) => !resolvable(p));
   if (missing.length === 0) {
-    say("puppeteer-core and pdfmake: installed (devDependencies of functions/package.json)");
+    say(`${PACKAGES.join(", ")}: installed (devDependencies of functions/package.json)`);
     return undefined;
   }
   say(`${missing.join(" and ")} not installed: installing the devDependencies of functions/package.json (npm install)`);
@@ -72,27 +79,12 @@ function ensureChromium(notes: string[]): string | undefined {
     return undefined;
   }
   if (process.env.BENCH_CHROMIUM) return `BENCH_CHROMIUM=${CHROMIUM_PATH} does not exist`;
-  if (process.platform !== "linux") return `not Linux (${process.platform}): Debian's chromium cannot be installed here`;
-  if (!existsSync("/usr/bin/apt-get")) return "no apt-get on this machine (not Debian-based)";
-  let prefix: string[] = [];
-  if (process.getuid?.() !== 0) {
-    const sudo = spawnSync("sudo", ["-n", "true"], { stdio: "ignore" });
-    if (sudo.status !== 0) return "not root and no password-less sudo, so apt-get cannot install chromium (install it: apt-get install -y chromium)";
-    prefix = ["sudo", "-n"];
-  }
-  say(`${CHROMIUM_PATH} is missing: installing Debian's chromium with apt-get (about 300 MB, a minute or two)`);
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const exec = (args: string[]) => (prefix.length ? run(prefix[0], [...prefix.slice(1), ...args], { env }) : run(args[0], args.slice(1), { env }));
-  const update = exec(["apt-get", "update"]);
-  if (!update.ok) return `apt-get update failed: ${update.reason}`;
-  const install = exec(["apt-get", "install", "-y", "--no-install-recommends", "chromium"]);
-  if (!install.ok) return `apt-get install chromium failed: ${install.reason}`;
-  if (!existsSync(CHROMIUM_PATH)) return `apt-get installed chromium but ${CHROMIUM_PATH} is missing`;
-  notes.push("installed Debian's chromium with apt-get");
-  return undefined;
+  const reason = ensureDebianPackage("chromium", CHROMIUM_PATH, (line) => say(`${line} (about 300 MB, a minute or two)`));
+  if (!reason) notes.push("installed Debian's chromium with apt-get");
+  return reason;
 }
 
-/** A fontconfig file: the system's configuration plus the Noto Sans files of the npm package. */
+/** A fontconfig file: the system's configuration plus the folders of our renderer's Noto files. */
 function fontconfigFile(): string {
   const dir = join(tmpdir(), "print-bench-fontconfig");
   mkdirSync(join(dir, "cache"), { recursive: true });
@@ -102,10 +94,31 @@ function fontconfigFile(): string {
     file,
     `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
       `  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n` +
-      NOTO_DIRS.map((d) => `  <dir>${esc(d)}</dir>\n`).join("") +
+      notoDirs().map((d) => `  <dir>${esc(d)}</dir>\n`).join("") +
       `  <cachedir>${esc(join(dir, "cache"))}</cachedir>\n</fontconfig>\n`,
   );
   return file;
+}
+
+/**
+ * Typst runs in process from a native addon: npm installs the binary of this platform as an optional
+ * package (nothing is downloaded at run time), which may be missing (an unsupported platform, or
+ * optional dependencies left out). Checked in a child process, so that a crash is a reason, not the end
+ * of the run: the addon loads, and a document in every Noto family of ours compiles without warnings.
+ */
+function checkTypst(): string | undefined {
+  const script =
+    `const t = require("./engines/typst"); const f = require("./engines/fonts"); const c = t.typstCompiler();` +
+    `const names = f.fontList("japanese").map((x) => JSON.stringify(x.name)).join(", ");` +
+    `t.compilePdf(c, "#set text(font: (" + names + "), fallback: false)\\nTypst"); console.log(t.typstVersion(c));`;
+  const r = spawnSync(process.execPath, ["--import", "tsx", "-e", script], { cwd: __dirname, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) {
+    const lines = (r.stderr || r.error?.message || "").trim().split("\n");
+    const err = lines.find((l) => /^\s*\w*Error\b/.test(l)) ?? lines.pop() ?? `exit ${r.status ?? r.signal}`;
+    return `${TYPST_PACKAGE} does not load or compile here (${process.platform}-${process.arch}): ${err.trim()}`;
+  }
+  say(`typst ${r.stdout.trim()}: ${TYPST_PACKAGE} loads and finds every Noto family`);
+  return undefined;
 }
 
 export function setup(engines: readonly string[]): Setup {
@@ -116,6 +129,11 @@ export function setup(engines: readonly string[]): Setup {
   if (packages) {
     if (!resolvable("puppeteer-core")) unavailable.chromium = `puppeteer-core unavailable: ${packages}`;
     if (!resolvable("pdfmake")) unavailable.pdfmake = `pdfmake unavailable: ${packages}`;
+    if (!resolvable(TYPST_PACKAGE)) unavailable.typst = `${TYPST_PACKAGE} unavailable: ${packages}`;
+  }
+  if (engines.includes("typst") && !unavailable.typst) {
+    const reason = checkTypst();
+    if (reason) unavailable.typst = `typst unavailable: ${reason}`;
   }
   if (engines.some((e) => e.startsWith("chromium")) && !unavailable.chromium) {
     const reason = ensureChromium(notes);

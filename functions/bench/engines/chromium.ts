@@ -4,8 +4,9 @@
 // `tagged`: puppeteer's default (true) writes a structure tree (accessibility tags) into the PDF: on
 // long documents several times the size and the time. Our renderer writes untagged PDFs, so the
 // like-for-like engine ("chromium") passes tagged: false; "chromium-tagged" keeps the default.
-// Fonts: Noto Sans from the same npm package our renderer embeds, made visible to Chromium through a
-// fontconfig file (FONTCONFIG_FILE, written by setup.ts), as fonts installed on the system would be.
+// Fonts: every Noto family our renderer embeds (the same files, from the npm packages), made visible to
+// Chromium through a fontconfig file (FONTCONFIG_FILE, written by setup.ts), as fonts installed on the
+// system would be, and named in the CSS font-family list (html.ts) so that no other system font stands in.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

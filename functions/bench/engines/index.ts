@@ -1,6 +1,7 @@
 import { createChromium } from "./chromium";
 import { createOurs } from "./ours";
 import { createPdfmake } from "./pdfmake";
+import { createTypst } from "./typst";
 import type { Engine, EngineName } from "./types";
 
 export function createEngine(name: EngineName): Promise<Engine> {
@@ -13,6 +14,8 @@ export function createEngine(name: EngineName): Promise<Engine> {
       return createChromium({ tagged: true });
     case "pdfmake":
       return createPdfmake();
+    case "typst":
+      return createTypst();
   }
 }
 

@@ -2,7 +2,7 @@
 // definition) are built from. Values are formatted by our own format.ts (lib/), so every engine prints
 // the same text: dates, numbers, Yes/No, "—" for empty, bullet lists for multichoice.
 
-import type { BenchCase, FormatModule } from "../cases";
+import type { BenchCase, FormatModule, HanStyle } from "../cases";
 import { FORMAT_MODULE } from "../cases";
 
 export type Block =
@@ -17,6 +17,10 @@ export interface DocModel {
   /** Footer, left: instance id and generation time. */
   footerLeft: string;
   sections: { title: string; blocks: Block[] }[];
+  /** BCP 47 language (as our renderer chose it), right to left or not, and the Han forms: see BenchCase. */
+  language: string;
+  rtl: boolean;
+  han: HanStyle;
 }
 
 let format: FormatModule | undefined;
@@ -52,6 +56,9 @@ export function buildModel(c: BenchCase): DocModel {
     targetName: c.targetName,
     footerLeft: `Instance ${c.instanceId} \u00b7 Generated ${f.formatTimestamp(new Date(c.generatedAt))}`,
     sections,
+    language: c.language,
+    rtl: c.rtl,
+    han: c.han,
   };
 }
 

@@ -1,9 +1,11 @@
 // pdfmake (server side, pdfkit underneath): an equivalent document definition, Noto Sans TTF embedded
 // (subset by pdfkit), tables with a repeated header row (headerRows: 1), rows never split
-// (dontBreakRows), a running header from page 2 and a "Page X of Y" footer.
+// (dontBreakRows), a running header from page 2 and a "Page X of Y" footer. Not run on the world-scripts
+// cases (types.ts, cannotPrint).
 
+import { dirname } from "node:path";
 import { buildModel, EMPTY, type Block, type DocModel } from "./model";
-import { NOTO_BOLD, NOTO_DIRS, NOTO_REGULAR } from "./fonts";
+import { NOTO_BOLD, NOTO_REGULAR } from "./fonts";
 import type { Engine } from "./types";
 
 const INK = "#1a1a1a";
@@ -115,7 +117,8 @@ export function docDefinition(m: DocModel, instanceId: string, generatedAt: Date
 export async function createPdfmake(): Promise<Engine> {
   const pdfmake = require("pdfmake") as typeof import("pdfmake");
   pdfmake.setUrlAccessPolicy(() => false);
-  pdfmake.setLocalAccessPolicy((path) => NOTO_DIRS.some((d) => path.startsWith(d)));
+  const dirs = [dirname(NOTO_REGULAR), dirname(NOTO_BOLD)];
+  pdfmake.setLocalAccessPolicy((path) => dirs.some((d) => path.startsWith(d)));
   pdfmake.addFonts({ NotoSans: { normal: NOTO_REGULAR, bold: NOTO_BOLD, italics: NOTO_REGULAR, bolditalics: NOTO_BOLD } });
   return {
     async render(c) {

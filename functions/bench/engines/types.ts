@@ -15,26 +15,47 @@ export interface Engine {
   helperCpuMs?(): number;
   /** Memory (bytes, proportional set size) of helper processes now. */
   helperMemoryBytes?(): number;
+  /**
+   * Drops what the engine cached from earlier renders (Typst's memoized layout), so that the next render
+   * does the work a new document would. The worker calls it before every render, outside the timing and
+   * with its CPU time left out: it is a benchmark artefact, not work a request does.
+   */
+  forget?(): void;
   close(): Promise<void>;
 }
 
-export type EngineName = "ours" | "chromium" | "chromium-tagged" | "pdfmake";
+export type EngineName = "ours" | "chromium" | "chromium-tagged" | "pdfmake" | "typst";
 /** Run by default. */
-export const ENGINES: readonly EngineName[] = ["ours", "chromium", "pdfmake"];
+export const ENGINES: readonly EngineName[] = ["ours", "chromium", "typst", "pdfmake"];
 /** Every engine --engines accepts. */
-export const ALL_ENGINES: readonly EngineName[] = ["ours", "chromium", "chromium-tagged", "pdfmake"];
+export const ALL_ENGINES: readonly EngineName[] = ["ours", "chromium", "chromium-tagged", "typst", "pdfmake"];
 
 export const ENGINE_LABEL: Record<EngineName, string> = {
   ours: "ours (lib/print/render)",
   chromium: "Chromium (puppeteer-core)",
   "chromium-tagged": "Chromium, tagged PDF (puppeteer's default)",
+  typst: "Typst (typst-ts-node-compiler)",
   pdfmake: "pdfmake",
 };
 
+/** A peer the benchmark installs or checks (setup.ts), named in its reason when unavailable. */
+export type Peer = "chromium" | "pdfmake" | "typst";
+
 /** The peer an engine needs installed (its reason when unavailable). */
-export const PEER_OF: Record<EngineName, "chromium" | "pdfmake" | undefined> = {
+export const PEER_OF: Record<EngineName, Peer | undefined> = {
   ours: undefined,
   chromium: "chromium",
   "chromium-tagged": "chromium",
+  typst: "typst",
   pdfmake: "pdfmake",
 };
+
+/** Why an engine cannot print a case at all (then it is not run on it and the table says why). */
+export function cannotPrint(engine: EngineName, c: BenchCase): string | undefined {
+  if (engine === "pdfmake" && c.worldScripts) {
+    // pdfkit shapes a run with fontkit, but has no bidi (Arabic mixed with numbers or Latin comes out
+    // in the wrong order) and no font fallback (one font per text run: mixed scripts print as boxes).
+    return "pdfmake cannot lay out mixed scripts: no bidi reordering, no font fallback per script (one font per text run)";
+  }
+  return undefined;
+}

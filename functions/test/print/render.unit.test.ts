@@ -3,7 +3,6 @@
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { inflateSync } from "node:zlib";
 import * as fontkit from "@pdf-lib/fontkit";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
@@ -23,6 +22,7 @@ import {
   type RenderOptions,
 } from "../../src/print/render";
 import { TrueTypeSource } from "../../src/print/render/ttf";
+import { streamData } from "./pdfText";
 
 // ---- reading a PDF back ---------------------------------------------------------------------
 
@@ -385,10 +385,10 @@ describe("renderInstancePdf: file properties", () => {
       const cidFont = lookup<PDFDict>(lookup<{ get(i: number): unknown }>(font.get(PDFName.of("DescendantFonts"))).get(0));
       const descriptor = lookup<PDFDict>(cidFont.get(PDFName.of("FontDescriptor")));
       const file = lookup<PDFRawStream>(descriptor.get(PDFName.of("FontFile2")));
-      const program = inflateSync(file.getContents());
+      const program = streamData(file);
       expect(program.length).toBeLessThan(30_000);
       // Each used glyph (CID = glyph index) has the outline of the same character in the full font.
-      const cmap = inflateSync(lookup<PDFRawStream>(font.get(PDFName.of("ToUnicode"))).getContents()).toString("latin1");
+      const cmap = streamData(lookup<PDFRawStream>(font.get(PDFName.of("ToUnicode")))).toString("latin1");
       const subset = fontkit.create(program);
       let checked = 0;
       for (const [, cid, unicode] of cmap.matchAll(/<([0-9a-f]{4})> <([0-9a-f]{4,8})>/g)) {

@@ -4,11 +4,11 @@
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { inflateSync } from "node:zlib";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PAGE_WIDTH, renderInstancePdf, type PrintableInstance, type RenderedPdf } from "../../src/print/render";
+import { streamData } from "./pdfText";
 import { logicalLine, logicalText, popplerLines, squash } from "./popplerText";
 
 const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as {
@@ -154,7 +154,7 @@ describe("world scripts: fonts", () => {
       .enumerateIndirectObjects()
       .map(([, o]) => o)
       .filter((o): o is PDFDict => o instanceof PDFDict && o.get(PDFName.of("Subtype")) === PDFName.of("Type0"))
-      .map((f) => inflateSync((pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).getContents()).toString("latin1"));
+      .map((f) => streamData(pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).toString("latin1"));
     const entries = maps.flatMap((m) => [...m.matchAll(/^<([0-9a-f]{4})> <([0-9a-f]*)>$/gm)]);
     const texts = entries.map(([, , h]) => String.fromCharCode(...(h.match(/.{4}/g) ?? []).map((x) => parseInt(x, 16))));
     expect(texts).toContain("क्ष"); // one glyph, three characters
@@ -193,5 +193,13 @@ describe("world scripts: direction and layout", () => {
     expect(String(pdf.catalog.get(PDFName.of("Lang")))).toBe("(ar-EG)");
     const arabic = await PDFDocument.load(rendered["script-rtl"].bytes, { updateMetadata: false });
     expect(String(arabic.catalog.get(PDFName.of("Lang")))).toBe("(ar)");
+  });
+});
+
+describe("world scripts: shared punctuation", () => {
+  it("prints punctuation shared by scripts (Arabic comma, Devanagari danda, CJK full stop) after text of another script", async () => {
+    const pdf = await render(oneValue("Plant N3، Hall 2। Block 4。 Done"));
+    expect(pdf.missingCharacters).toBe(0);
+    expect(popplerLines(pdf.bytes).join(" ")).toContain("Plant N3، Hall 2। Block 4。 Done");
   });
 });

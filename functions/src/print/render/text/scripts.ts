@@ -83,16 +83,44 @@ const isCjkBlock = (cp: number): boolean =>
 /** Symbol blocks (arrows, shapes, dingbats ...) that the text font may lack and the CJK fonts often have. */
 const isSymbolBlock = (cp: number): boolean => cp >= 0x2000 && cp <= 0x2bff;
 
+/** Scripts a shared character is used with (Script_Extensions): the Arabic comma, the danda, CJK marks... */
+const EXTENSIONS: [RegExp, Family | "han"][] = [
+  [/\p{Script_Extensions=Arabic}/u, "arabic"],
+  [/\p{Script_Extensions=Hebrew}/u, "hebrew"],
+  [/\p{Script_Extensions=Devanagari}/u, "devanagari"],
+  [/\p{Script_Extensions=Bengali}/u, "bengali"],
+  [/\p{Script_Extensions=Tamil}/u, "tamil"],
+  [/\p{Script_Extensions=Thai}/u, "thai"],
+  [/\p{Script_Extensions=Khmer}/u, "khmer"],
+  [/\p{Script_Extensions=Han}|\p{Script_Extensions=Hiragana}|\p{Script_Extensions=Katakana}|\p{Script_Extensions=Hangul}/u, "han"],
+];
+const extensionCache = new Map<number, (Family | "han")[]>();
+
+function extensionsOf(cp: number): (Family | "han")[] {
+  let found = extensionCache.get(cp);
+  if (!found) {
+    const ch = String.fromCodePoint(cp);
+    found = EXTENSIONS.filter(([re]) => re.test(ch)).map(([, family]) => family);
+    if (extensionCache.size < 50000) extensionCache.set(cp, found);
+  }
+  return found;
+}
+
 /** The fonts to try for a character, best first (the caller tries the preceding character's font before these). */
 export function fontChain(cls: ScriptClass, cp: number, han: HanStyle): readonly Family[] {
   switch (cls) {
     case "latin":
+      return ["latin", "emoji"];
     case "common":
     case "inherited":
-    case "other":
-      if (isCjkBlock(cp)) return ["latin", ...HAN_ORDER[han]];
-      if (isSymbolBlock(cp)) return ["latin", "emoji", HAN_ORDER[han][0]];
-      return ["latin", "emoji"];
+    case "other": {
+      const chain: Family[] = ["latin"];
+      for (const family of extensionsOf(cp)) chain.push(...(family === "han" ? HAN_ORDER[han] : [family]));
+      if (isCjkBlock(cp)) chain.push(...HAN_ORDER[han]);
+      chain.push("emoji");
+      if (isSymbolBlock(cp)) chain.push(HAN_ORDER[han][0]);
+      return chain;
+    }
     case "han":
       return HAN_ORDER[han];
     case "kana":

@@ -47,11 +47,19 @@ export function shapeRun(text: string, start: number, end: number, face: Face, r
 export function throughHarfBuzz(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
   if (!hb) throw new Error("HarfBuzz is not loaded: await loadShaper() first");
   const glyphs = withHarfBuzz(hb, text, start, end, face, rtl, language);
-  // Each glyph learns where its cluster's text ends (clusters are contiguous runs of glyphs).
-  const starts = [...new Set(glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
-  const endOf = new Map<number, number>();
-  starts.forEach((s, i) => endOf.set(s, i + 1 < starts.length ? starts[i + 1] : end));
-  for (const g of glyphs) g.clusterEnd = endOf.get(g.cluster)!;
+  // Each glyph learns where its cluster's text ends: clusters come in visual order, ascending in a
+  // left-to-right run and descending in a right-to-left one (HarfBuzz's default cluster level).
+  let next = end;
+  for (let k = 0; k < glyphs.length; k++) {
+    const i = rtl ? k : glyphs.length - 1 - k; // logical order, last cluster first
+    const g = glyphs[i];
+    if (g.cluster < next) {
+      // the first glyph met of a new cluster: everything from here to `next` is its text
+      const cluster = g.cluster;
+      for (let j = i; j >= 0 && j < glyphs.length && glyphs[j].cluster === cluster; j += rtl ? 1 : -1) glyphs[j].clusterEnd = next;
+      next = cluster;
+    }
+  }
   return glyphs;
 }
 
