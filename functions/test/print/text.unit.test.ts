@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
-import { documentText, type Line, type Text } from "../../src/print/render/text";
+import { documentText, type DocumentText, type Line } from "../../src/print/render/text";
 
 const graphemeStarts = (text: string): Set<number> =>
   new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
@@ -11,7 +11,7 @@ const gids = (line: Line): number[] => line.pieces.flatMap((p) => p.glyphs.map((
 /** Each line's text, from where it starts to where the next one does. */
 const lineTexts = (lines: Line[]): string[] => lines.map((l, i) => l.text.slice(l.start, lines[i + 1]?.text === l.text ? lines[i + 1].start : undefined).trim());
 
-async function text(locale: string, sample: string): Promise<Text> {
+async function text(locale: string, sample: string): Promise<DocumentText> {
   return documentText(sample, locale);
 }
 

@@ -13,7 +13,7 @@
 
 import { displayValue, EMPTY_MARKER, formatTimestamp, genericText, type DisplayValue } from "./format";
 import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
-import { documentText, Text, type Line, type Paragraph } from "./text";
+import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
@@ -86,7 +86,7 @@ class Canvas {
   constructor(
     private readonly runningTitle: () => string,
     private readonly maxPages: number,
-    readonly t: Text,
+    readonly docText: DocumentText,
     readonly fonts: DocumentFonts,
     /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
     readonly mirror: boolean,
@@ -236,7 +236,7 @@ function drawRowPart(canvas: Canvas, row: RowSpec, from: number, to: number): vo
 
 /** Wraps text to a width in points for a style. */
 function wrap(canvas: Canvas, style: Style, text: string, width: number): Line[] {
-  return canvas.t.wrap(text, style.bold, (Math.max(width, 1) * 1000) / style.size);
+  return canvas.docText.wrap(text, style.bold, (Math.max(width, 1) * 1000) / style.size);
 }
 
 interface Styles {
@@ -317,7 +317,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   // Shape every cell once; measure its widest line and its longest word.
   // Shape every cell once; measure its widest line and its longest word.
   const measure = (bold: boolean, text: string): { paragraphs: Paragraph[]; max: number; word: number } => {
-    const paragraphs = canvas.t.paragraphs(text, bold);
+    const paragraphs = canvas.docText.paragraphs(text, bold);
     let max = 0;
     let word = 0;
     for (const p of paragraphs) {
@@ -362,7 +362,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
       const cut = all[shown];
       const later = h.paragraphs.slice(h.paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
       const rest = [cut.text.slice(cut.start), ...later].join(" ");
-      lines.push(canvas.t.fit(rest, s.tableHeader.bold, ((widths[c] - 2 * TABLE_PAD_X) * 1000) / TABLE_SIZE));
+      lines.push(canvas.docText.fit(rest, s.tableHeader.bold, ((widths[c] - 2 * TABLE_PAD_X) * 1000) / TABLE_SIZE));
     }
     return {
       x: xs[c] + TABLE_PAD_X,
@@ -492,7 +492,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const title = displayText(read(instance, "title"), "Untitled");
   const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER);
 
-  const t = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance)}`, options.locale);
+  const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance)}`, options.locale);
   const fonts = new DocumentFonts();
   const s: Styles = {
     title: { bold: true, size: TITLE_SIZE, color: ACCENT },
@@ -511,17 +511,17 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const canvas: Canvas = new Canvas(
     () => {
       if (runningHeader === undefined) {
-        const line = t.fit(title, false, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
+        const line = docText.fit(title, false, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
         runningHeader =
-          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, t.settings.rtl || line.rtl)}\n` +
+          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, docText.settings.rtl || line.rtl)}\n` +
           `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
       }
       return runningHeader;
     },
     options.maxPages ?? Infinity,
-    t,
+    docText,
     fonts,
-    t.settings.rtl,
+    docText.settings.rtl,
   );
 
   // Header: title, object type, target.
@@ -574,9 +574,9 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const footerLeft = `Instance ${instanceId} \u00b7 Generated ${formatTimestamp(generatedAt)}`;
   const contents = canvas.pages.map((ops, i) => {
     // The page label at the line's end, the footer text in what is left (swapped in a right-to-left document).
-    const pageLabel = t.fit(`Page ${i + 1} of ${pageCount}`, false, Infinity);
+    const pageLabel = docText.fit(`Page ${i + 1} of ${pageCount}`, false, Infinity);
     const labelWidth = (pageLabel.width * SMALL_SIZE) / 1000;
-    const footer = t.fit(footerLeft, false, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
+    const footer = docText.fit(footerLeft, false, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
     const footerWidth = CONTENT_WIDTH - labelWidth - 16;
     ops.push(
       `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(FOOTER_RULE)} l S`,
@@ -591,7 +591,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     subject: `${objectTypeName} \u2014 ${targetName}`,
     keywords: [instanceId],
     date: generatedAt,
-    language: t.settings.language,
+    language: docText.settings.language,
   });
-    return { bytes, pageCount, missingCharacters: t.missing };
+    return { bytes, pageCount, missingCharacters: docText.missing };
 }

@@ -1,5 +1,5 @@
 // The text stage of the renderer: strings in, lines of positioned glyphs out (see paragraph.ts for
-// the steps). One `Text` per document holds what its strings share: language, direction, the Han
+// the steps). One `DocumentText` per document holds what its strings share: language, direction, the Han
 // forms, and the count of characters no font has.
 
 import { loadShaper, NEEDS_SHAPING } from "./shape";
@@ -61,7 +61,7 @@ export interface TextSettings {
  * A document's language, direction and Han forms: from `locale` when given, else from its content
  * (`allText`: every string it prints). Loads the shaper when the content needs it.
  */
-export async function documentText(allText: string, locale?: string): Promise<Text> {
+export async function documentText(allText: string, locale?: string): Promise<DocumentText> {
   const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
   let language = locale ?? dominantLanguage(allText, han);
   try {
@@ -71,7 +71,7 @@ export async function documentText(allText: string, locale?: string): Promise<Te
   }
   const rtl = RTL_LANGUAGES.has(new Intl.Locale(language).language);
   if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
-  return new Text({ han, language, rtl, missing: 0 });
+  return new DocumentText({ han, language, rtl, missing: 0 });
 }
 
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
@@ -79,7 +79,7 @@ export function splitLines(text: string): string[] {
   return /[\r\n\u2028\u2029\u0085]/.test(text) ? text.split(/\r\n|[\r\n\u2028\u2029\u0085]/) : [text];
 }
 
-export class Text {
+export class DocumentText {
   private readonly ctx: TextContext;
   private readonly cache = new Map<string, Paragraph>();
 

@@ -217,9 +217,17 @@ export class Paragraph {
     let width = 0;
     for (let i = start; i < end; i++) width += this.advance[i];
     const pieces: { piece: Piece; level: number }[] = [];
-    for (const run of this.runs) {
-      if (run.end <= start || run.start >= end) continue;
-      const glyphs = run.start >= start && run.end <= end ? run.glyphs : run.glyphs.filter((g) => g.cluster >= start && g.cluster < end);
+    // Runs are in text order: from the first that ends after `start` (binary search) to the last that begins before `end`.
+    let first = 0;
+    let last = this.runs.length;
+    while (first < last) {
+      const mid = (first + last) >>> 1;
+      if (this.runs[mid].end <= start) first = mid + 1;
+      else last = mid;
+    }
+    for (let r = first; r < this.runs.length && this.runs[r].start < end; r++) {
+      const run = this.runs[r];
+      const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
       if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text }, level: run.level });
     }
     let maxLevel = 0;
@@ -242,6 +250,28 @@ export class Paragraph {
     }
     return { pieces: pieces.map((p) => p.piece), width, rtl: this.rtl, text: this.text, start };
   }
+}
+
+/**
+ * The glyphs of a run whose clusters lie in [start, end): a contiguous stretch, found by binary
+ * search (clusters ascend in a left-to-right run, descend in a right-to-left one), so that cutting a
+ * long paragraph into lines stays linear.
+ */
+function sliceRun(run: Run, start: number, end: number): Glyph[] {
+  const glyphs = run.glyphs;
+  const rtl = run.level % 2 === 1;
+  // The first index whose cluster is at or past `at` in the run's visual order.
+  const firstFrom = (at: number): number => {
+    let lo = 0;
+    let hi = glyphs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rtl ? glyphs[mid].cluster >= at : glyphs[mid].cluster < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return rtl ? glyphs.slice(firstFrom(end), firstFrom(start)) : glyphs.slice(firstFrom(start), firstFrom(end));
 }
 
 function coveredBy(face: Face, text: string): boolean {

@@ -22,6 +22,9 @@ export interface Glyph {
 export const NEEDS_SHAPING =
   /\p{M}|\u200c|\u200d|\ufe0e|\ufe0f|[\p{Regional_Indicator}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Thai}\p{Script=Khmer}]/u;
 
+/** Characters of context given to HarfBuzz on each side of a run. */
+const CONTEXT = 16;
+
 let hb: typeof HarfBuzz | undefined;
 let loading: Promise<void> | undefined;
 let buffer: HarfBuzz.Buffer | undefined;
@@ -66,8 +69,10 @@ export function throughHarfBuzz(text: string, start: number, end: number, face: 
 function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
   buffer ??= new h.Buffer();
   buffer.reset();
-  // The whole paragraph is context (Arabic joins across a run's edge); clusters are UTF-16 indices.
-  buffer.addText(text, start, end - start);
+  // Some text either side is context (Arabic joins across a run's edge); not the whole paragraph,
+  // which HarfBuzz would copy again for each run. Clusters are UTF-16 indices into that window.
+  const from = Math.max(0, start - CONTEXT);
+  buffer.addText(text.slice(from, Math.min(text.length, end + CONTEXT)), start - from, end - start);
   buffer.setDirection(rtl ? h.Direction.RTL : h.Direction.LTR);
   buffer.setLanguage(language);
   buffer.guessSegmentProperties();
@@ -81,7 +86,7 @@ function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: numb
       adv: (g.xAdvance ?? 0) * scale,
       dx: (g.xOffset ?? 0) * scale,
       dy: (g.yOffset ?? 0) * scale,
-      cluster: g.cluster,
+      cluster: g.cluster + from,
       clusterEnd: 0,
     });
   }
