@@ -144,7 +144,7 @@ describe("POST /print/{target}/print", () => {
     expect(text).toContain("tenants/acme-north/objectInstances/inspection-short");
     expect(text).toContain("52.52° N, 13.405° E");
     expect(text).toContain("(binary data, 12 bytes)");
-    expect(text).toContain("4 May 2026, 13:45 UTC");
+    expect(text).toContain("4 May 2026 at 13:45 UTC");
     expect(text).toContain("sites/harbor");
     expect(text).not.toMatch(/secret-bytes|projectId|demo-print-admin|googleapis|_firestore|settings|version/i);
   });

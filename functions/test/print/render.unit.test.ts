@@ -14,8 +14,8 @@ import {
   formatNumber,
   PAGE_HEIGHT,
   PAGE_WIDTH,
-  PRINT_LOCALE,
-  PRINT_TIME_ZONE,
+  DEFAULT_LOCALE,
+  DEFAULT_TIME_ZONE,
   PRODUCER,
   renderInstancePdf,
   type PrintableInstance,
@@ -137,7 +137,7 @@ describe("renderInstancePdf: a document", () => {
     expect(valueAfter(pages, "Operating pressure (bar)")).toBe("4.2");
     expect(valueAfter(pages, "Flue gas temperature (°C)")).toBe("182.5");
     expect(valueAfter(pages, "Inspection date")).toBe("4 May 2026");
-    expect(valueAfter(pages, "Inspection started")).toBe("4 May 2026, 13:45 UTC");
+    expect(valueAfter(pages, "Inspection started")).toBe("4 May 2026 at 13:45 UTC");
     expect(valueAfter(pages, "Next inspection due")).toBe("4 May 2027");
     expect(valueAfter(pages, "Inspector signature")).toBe("F. Lefèvre");
     // empty values are shown as such
@@ -195,7 +195,7 @@ describe("renderInstancePdf: a document", () => {
     for (const s of ["Zoë Ångström", "Jiří Dvořák", "Hafenstraße 27", "Νίκος Παπαδόπουλος", "Ольга Смирнова", "mgr inż. Łukasz Wójcik"]) {
       expect(all).toContain(s);
     }
-    expect(valueAfter(pages, "Opening meeting")).toBe("9 March 2026, 07:30 UTC");
+    expect(valueAfter(pages, "Opening meeting")).toBe("9 March 2026 at 07:30 UTC");
     expect(valueAfter(pages, "Site area (m²)")).toBe("48,250");
   });
 
@@ -224,7 +224,7 @@ describe("renderInstancePdf: a document", () => {
     for (const [id, { pages, pageCount }] of Object.entries(rendered)) {
       pages.forEach((page, i) => {
         expect(page.text, `${id} page ${i + 1}`).toContain(`Page ${i + 1} of ${pageCount}`);
-        expect(page.text).toContain(`Instance ${id} · Generated 4 May 2026, 16:12:05 UTC`);
+        expect(page.text).toContain(`Instance ${id} · Generated 4 May 2026 at 16:12:05 UTC`);
       });
     }
   });
@@ -414,7 +414,7 @@ describe("renderInstancePdf: file properties", () => {
     expect(Buffer.from(later.bytes).equals(Buffer.from(a.bytes))).toBe(false);
     const laterDoc = await PDFDocument.load(later.bytes, { updateMetadata: false });
     expect(laterDoc.getCreationDate()?.toISOString()).toBe("2026-05-04T16:12:06.000Z");
-    expect((await readPages(later.bytes))[0].text).toContain("Generated 4 May 2026, 16:12:06 UTC");
+    expect((await readPages(later.bytes))[0].text).toContain("Generated 4 May 2026 at 16:12:06 UTC");
   });
 });
 
@@ -475,8 +475,8 @@ describe("renderInstancePdf: values of any shape", () => {
 
 describe("formatting (en-GB, UTC)", () => {
   it("documents one locale and time zone", () => {
-    expect(PRINT_LOCALE).toBe("en-GB");
-    expect(PRINT_TIME_ZONE).toBe("UTC");
+    expect(DEFAULT_LOCALE).toBe("en-GB");
+    expect(DEFAULT_TIME_ZONE).toBe("UTC");
   });
 
   it.each([
@@ -497,8 +497,8 @@ describe("formatting (en-GB, UTC)", () => {
     ["date", "2024-02-29", "29 February 2024"],
     ["date", "2026-02-29", "2026-02-29"],
     ["date", "2026-05-04T23:30:00-02:00", "5 May 2026"],
-    ["datetime", "2026-05-04T13:45:00Z", "4 May 2026, 13:45 UTC"],
-    ["datetime", "2026-05-04T13:45:30.250+02:00", "4 May 2026, 11:45:30 UTC"],
+    ["datetime", "2026-05-04T13:45:00Z", "4 May 2026 at 13:45 UTC"],
+    ["datetime", "2026-05-04T13:45:30.250+02:00", "4 May 2026 at 11:45:30 UTC"],
     ["datetime", "tomorrow", "tomorrow"],
     ["boolean", true, "Yes"],
     ["boolean", false, "No"],

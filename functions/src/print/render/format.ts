@@ -1,37 +1,113 @@
-// Turns stored field values into the text that is printed.
-//
-// ONE locale and ONE time zone for every PDF, whatever the reader's: British English (en-GB)
-// conventions in Coordinated Universal Time (UTC).
-//   - dates:      "4 May 2026"               (day, full English month name, year)
-//   - date-times: "4 May 2026, 13:45 UTC"    (24-hour clock, seconds only when not zero)
-//   - numbers:    "4.18", "2014", "48,250"   (point as decimal separator; comma thousands separators
-//                 only from 10,000 up, so that years and other four-digit numbers stay ungrouped;
-//                 up to 15 significant digits)
-//   - booleans:   "Yes" / "No"
+// Turns stored field values into the text that is printed, in the document's locale and time zone
+// (Intl, with Node's full ICU):
+//   - dates:      "4 May 2026" (en-GB), "4. Mai 2026" (de-DE): the calendar date as stored, no zone
+//   - date-times: "4 May 2026 at 13:45 UTC", "6. März 2026 um 00:30 MEZ": in the time zone, with its
+//                 abbreviation or offset, the locale's clock; seconds only when not zero
+//   - numbers:    the locale's separators; groups only from five digits ("2014", "48,250"); up to 15
+//                 significant digits
+//   - booleans:   the locale's "Yes" / "No" (words.ts)
 //   - empty:      "—" (EMPTY_MARKER) for null, undefined, "", whitespace only, [] and empty tables
-// Dates and times are formatted by hand rather than through Intl so that the output cannot change
-// with the ICU data of a Node.js upgrade (cached PDFs stay byte-identical).
+// Defaults: en-GB, UTC. Output depends on the ICU data of the Node.js release: stored PDFs carry the
+// renderer's version in their name, so an upgrade that changes it renders them again.
 
-export const PRINT_LOCALE = "en-GB";
-export const PRINT_TIME_ZONE = "UTC";
+import { wordsFor, type Words } from "./words";
+
+export const DEFAULT_LOCALE = "en-GB";
+export const DEFAULT_TIME_ZONE = "UTC";
 export const EMPTY_MARKER = "\u2014";
-export const YES = "Yes";
-export const NO = "No";
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
+/** A locale Intl formats with (canonical BCP 47), or undefined. */
+export function supportedLocale(locale: string): string | undefined {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(locale);
+    return Intl.DateTimeFormat.supportedLocalesOf(canonical).length > 0 ? canonical : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IANA time zone Intl knows (canonical spelling), or undefined. */
+export function supportedTimeZone(timeZone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How one document formats values: a locale, a time zone and the locale's words. */
+export class Formatter {
+  readonly locale: string;
+  readonly timeZone: string;
+  readonly words: Words;
+  private readonly dateFormat: Intl.DateTimeFormat;
+  private readonly instantDateFormat: Intl.DateTimeFormat;
+  private readonly dateTimeFormat: Intl.DateTimeFormat;
+  private readonly dateTimeSecondsFormat: Intl.DateTimeFormat;
+  private readonly numberFormat: Intl.NumberFormat;
+
+  constructor(locale: string = DEFAULT_LOCALE, timeZone: string = DEFAULT_TIME_ZONE) {
+    this.locale = locale;
+    this.timeZone = timeZone;
+    this.words = wordsFor(locale);
+    // A calendar date is formatted as the UTC day it names, whatever the document's zone.
+    this.dateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+    this.instantDateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone });
+    const time = { year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short", timeZone } as const;
+    this.dateTimeFormat = new Intl.DateTimeFormat(locale, time);
+    this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, second: "2-digit" });
+    this.numberFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, useGrouping: "min2" });
+  }
+
+  /** A calendar date (month0: 0-11). */
+  date(year: number, month0: number, day: number): string {
+    const d = new Date(Date.UTC(2000, month0, day));
+    d.setUTCFullYear(year);
+    return this.dateFormat.format(d);
+  }
+
+  /** The calendar day of an instant in the document's time zone. */
+  dateOf(instant: Date): string {
+    return this.instantDateFormat.format(instant);
+  }
+
+  /** An instant in the document's time zone; seconds only when not zero. */
+  dateTime(instant: Date): string {
+    return (instant.getUTCSeconds() || instant.getUTCMilliseconds() >= 500 ? this.dateTimeSecondsFormat : this.dateTimeFormat).format(instant);
+  }
+
+  /** An instant with seconds: the footer's generation time. */
+  timestamp(instant: Date): string {
+    return this.dateTimeSecondsFormat.format(instant);
+  }
+
+  number(n: number): string {
+    if (Number.isNaN(n)) return "NaN";
+    if (n === Infinity) return "Infinity";
+    if (n === -Infinity) return "-Infinity";
+    if (n === 0) return "0"; // also -0
+    return this.numberFormat.format(n);
+  }
+
+  boolean(b: boolean): string {
+    return b ? this.words.yes : this.words.no;
+  }
+}
+
+const formatters = new Map<string, Formatter>();
+
+/** The formatter of a locale and time zone (both supported), made once per process. */
+export function formatterFor(locale: string = DEFAULT_LOCALE, timeZone: string = DEFAULT_TIME_ZONE): Formatter {
+  const key = `${locale}|${timeZone}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Formatter(locale, timeZone);
+    if (formatters.size < 500) formatters.set(key, f);
+  }
+  return f;
+}
+
+const defaults = (): Formatter => formatterFor();
 
 /** How a field is laid out; the strings are final (formatted) text. */
 export type DisplayValue =
@@ -43,33 +119,19 @@ export type DisplayValue =
   /** Cells are final text; "" is an empty cell. Every row has `columns.length` cells. */
   | { kind: "table"; columns: string[]; rows: string[][]; numeric: boolean[] };
 
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
-
-/** "4 May 2026" for a UTC calendar date. */
-export function formatDateParts(year: number, month0: number, day: number): string {
-  return `${day} ${MONTHS[month0]} ${year}`;
-}
-
-/** "4 May 2026, 13:45 UTC" (seconds shown only when not zero). */
-export function formatDateTime(date: Date): string {
-  const time = date.getUTCSeconds()
-    ? `${pad2(date.getUTCHours())}:${pad2(date.getUTCMinutes())}:${pad2(date.getUTCSeconds())}`
-    : `${pad2(date.getUTCHours())}:${pad2(date.getUTCMinutes())}`;
-  return `${formatDateParts(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())}, ${time} UTC`;
-}
-
-/** Like formatDateTime, always with seconds: the footer's generation time. */
-export function formatTimestamp(date: Date): string {
-  const time = `${pad2(date.getUTCHours())}:${pad2(date.getUTCMinutes())}:${pad2(date.getUTCSeconds())}`;
-  return `${formatDateParts(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())}, ${time} UTC`;
-}
+/** en-GB, UTC: a date-time as the default document prints it. */
+export const formatDateTime = (date: Date): string => defaults().dateTime(date);
+/** en-GB, UTC: the footer's generation time of the default document. */
+export const formatTimestamp = (date: Date): string => defaults().timestamp(date);
+/** en-GB: a number as the default document prints it. */
+export const formatNumber = (n: number): string => defaults().number(n);
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 // ISO 8601 date-time, as JavaScript's Date.parse reads it reliably.
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** A "YYYY-MM-DD" that names a real calendar day, else undefined. */
-function parseDateOnly(value: string): string | undefined {
+/** A "YYYY-MM-DD" that names a real calendar day, formatted, else undefined. */
+function parseDateOnly(value: string, fmt: Formatter): string | undefined {
   const m = DATE_ONLY.exec(value);
   if (!m) return undefined;
   const year = Number(m[1]);
@@ -78,7 +140,7 @@ function parseDateOnly(value: string): string | undefined {
   const d = new Date(Date.UTC(2000, month0, day));
   d.setUTCFullYear(year);
   if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month0 || d.getUTCDate() !== day) return undefined;
-  return formatDateParts(year, month0, day);
+  return fmt.date(year, month0, day);
 }
 
 function parseIsoDateTime(value: string): Date | undefined {
@@ -109,37 +171,26 @@ function asInstant(value: unknown): Date | undefined {
   return undefined;
 }
 
-const groupedNumber = new Intl.NumberFormat(PRINT_LOCALE, { maximumSignificantDigits: 15, useGrouping: true });
-const plainNumber = new Intl.NumberFormat(PRINT_LOCALE, { maximumSignificantDigits: 15, useGrouping: false });
-
-export function formatNumber(n: number): string {
-  if (Number.isNaN(n)) return "NaN";
-  if (n === Infinity) return "Infinity";
-  if (n === -Infinity) return "-Infinity";
-  if (n === 0) return "0"; // also -0
-  return (Math.abs(n) >= 10000 ? groupedNumber : plainNumber).format(n);
-}
-
 const MAX_FALLBACK_CHARS = 20000;
 
 /**
  * Any value as text: the fallback for values of an unexpected shape. Strings come back whole;
  * JSON-like renderings of objects are cut after MAX_FALLBACK_CHARS characters.
  */
-export function genericText(value: unknown): string {
+export function genericText(value: unknown, fmt: Formatter = defaults()): string {
   if (typeof value === "string") return value;
-  const text = genericInner(value, 0, new Set());
+  const text = genericInner(value, 0, new Set(), fmt);
   return text.length > MAX_FALLBACK_CHARS ? `${text.slice(0, MAX_FALLBACK_CHARS)}\u2026` : text;
 }
 
-function genericInner(value: unknown, depth: number, seen: Set<object>): string {
+function genericInner(value: unknown, depth: number, seen: Set<object>, fmt: Formatter): string {
   switch (typeof value) {
     case "string":
       return value;
     case "number":
-      return formatNumber(value);
+      return fmt.number(value);
     case "boolean":
-      return value ? YES : NO;
+      return fmt.boolean(value);
     case "bigint":
       return value.toString();
     case "undefined":
@@ -149,13 +200,13 @@ function genericInner(value: unknown, depth: number, seen: Set<object>): string 
   }
   if (value === null) return "";
   const instant = asInstant(value);
-  if (instant) return formatDateTime(instant);
+  if (instant) return fmt.dateTime(instant);
   if (value instanceof Date) return "Invalid date";
-  return jsonish(value, depth, seen);
+  return jsonish(value, depth, seen, fmt);
 }
 
 /** JSON-like text of an object: cycle-safe, depth-limited, never throws (getters are guarded). */
-function jsonish(input: unknown, depth: number, seen: Set<object>): string {
+function jsonish(input: unknown, depth: number, seen: Set<object>, fmt: Formatter): string {
   switch (typeof input) {
     case "string":
       return JSON.stringify(input);
@@ -171,7 +222,7 @@ function jsonish(input: unknown, depth: number, seen: Set<object>): string {
   if (input === null) return "null";
   const value = input as object;
   const instant = asInstant(value);
-  if (instant) return JSON.stringify(formatDateTime(instant));
+  if (instant) return JSON.stringify(fmt.dateTime(instant));
   if (seen.has(value) || depth >= 6) return Array.isArray(value) ? "[…]" : "{…}";
   // Only plain data is walked: a class instance (a database client's object, say) may hold internals.
   if (!Array.isArray(value) && ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return "{…}";
@@ -179,7 +230,7 @@ function jsonish(input: unknown, depth: number, seen: Set<object>): string {
   try {
     if (Array.isArray(value)) {
       const items: string[] = [];
-      for (let i = 0; i < value.length && i < 1000; i++) items.push(jsonish(value[i], depth + 1, seen));
+      for (let i = 0; i < value.length && i < 1000; i++) items.push(jsonish(value[i], depth + 1, seen, fmt));
       if (value.length > 1000) items.push("…");
       return `[${items.join(", ")}]`;
     }
@@ -198,7 +249,7 @@ function jsonish(input: unknown, depth: number, seen: Set<object>): string {
         item = "…";
       }
       if (typeof item === "function" || typeof item === "undefined" || typeof item === "symbol") continue;
-      parts.push(`${JSON.stringify(key)}: ${jsonish(item, depth + 1, seen)}`);
+      parts.push(`${JSON.stringify(key)}: ${jsonish(item, depth + 1, seen, fmt)}`);
     }
     if (keys.length > 200) parts.push("…");
     return `{${parts.join(", ")}}`;
@@ -215,10 +266,10 @@ export function isEmptyValue(value: unknown): boolean {
 }
 
 /** One table cell's text: numbers formatted, null/"" empty, anything else as generic text. */
-function cellText(cell: unknown): string {
+function cellText(cell: unknown, fmt: Formatter): string {
   if (cell === null || cell === undefined) return "";
   if (typeof cell === "string") return cell.trim() === "" ? "" : cell;
-  return genericText(cell);
+  return genericText(cell, fmt);
 }
 
 function rowCells(row: unknown): unknown[] {
@@ -235,7 +286,7 @@ function rowCells(row: unknown): unknown[] {
 }
 
 /** A table value ({ columns, rows: [{ cells }] }, or leniently a bare array of rows), else undefined. */
-function tableOf(value: unknown): DisplayValue | undefined {
+function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
   let columnsRaw: unknown;
   let rowsRaw: unknown;
   if (Array.isArray(value)) {
@@ -252,7 +303,7 @@ function tableOf(value: unknown): DisplayValue | undefined {
     return undefined;
   }
   const rowsIn = rowsRaw as unknown[];
-  const columns = Array.isArray(columnsRaw) ? columnsRaw.map(cellText) : [];
+  const columns = Array.isArray(columnsRaw) ? columnsRaw.map((c) => cellText(c, fmt)) : [];
   const cellRows = rowsIn.map(rowCells);
   if (cellRows.length === 0) return { kind: "empty" };
   let width = columns.length;
@@ -266,7 +317,7 @@ function tableOf(value: unknown): DisplayValue | undefined {
     const out = new Array<string>(width);
     for (let c = 0; c < width; c++) {
       const cell = cells[c];
-      out[c] = cellText(cell);
+      out[c] = cellText(cell, fmt);
       if (out[c] !== "") {
         filled[c] = true;
         if (typeof cell !== "number") numeric[c] = false;
@@ -279,49 +330,49 @@ function tableOf(value: unknown): DisplayValue | undefined {
 }
 
 /** How one field is printed. Never throws. */
-export function displayValue(type: unknown, value: unknown): DisplayValue {
+export function displayValue(type: unknown, value: unknown, fmt: Formatter = defaults()): DisplayValue {
   if (isEmptyValue(value)) return { kind: "empty" };
   switch (type) {
     case "boolean":
-      if (typeof value === "boolean") return { kind: "inline", text: value ? YES : NO };
+      if (typeof value === "boolean") return { kind: "inline", text: fmt.boolean(value) };
       break;
     case "number":
-      if (typeof value === "number") return { kind: "inline", text: formatNumber(value) };
+      if (typeof value === "number") return { kind: "inline", text: fmt.number(value) };
       break;
     case "date": {
       if (typeof value === "string") {
-        const text = parseDateOnly(value.trim());
+        const text = parseDateOnly(value.trim(), fmt);
         if (text) return { kind: "inline", text };
         const instant = parseIsoDateTime(value.trim());
-        if (instant) return { kind: "inline", text: formatDateParts(instant.getUTCFullYear(), instant.getUTCMonth(), instant.getUTCDate()) };
+        if (instant) return { kind: "inline", text: fmt.dateOf(instant) };
         break;
       }
       const instant = asInstant(value);
-      if (instant) return { kind: "inline", text: formatDateParts(instant.getUTCFullYear(), instant.getUTCMonth(), instant.getUTCDate()) };
+      if (instant) return { kind: "inline", text: fmt.dateOf(instant) };
       break;
     }
     case "datetime": {
       if (typeof value === "string") {
         const instant = parseIsoDateTime(value.trim());
-        if (instant) return { kind: "inline", text: formatDateTime(instant) };
-        const dateOnly = parseDateOnly(value.trim());
+        if (instant) return { kind: "inline", text: fmt.dateTime(instant) };
+        const dateOnly = parseDateOnly(value.trim(), fmt);
         if (dateOnly) return { kind: "inline", text: dateOnly };
         break;
       }
       const instant = asInstant(value);
-      if (instant) return { kind: "inline", text: formatDateTime(instant) };
+      if (instant) return { kind: "inline", text: fmt.dateTime(instant) };
       break;
     }
     case "multichoice":
       if (Array.isArray(value)) {
-        const items = value.map(genericText).filter((s) => s.trim() !== "");
+        const items = value.map((item) => genericText(item, fmt)).filter((s) => s.trim() !== "");
         if (items.length === 0) return { kind: "empty" };
         if (items.length === 1) return { kind: "inline", text: items[0] };
         return { kind: "inline", text: items.map((s) => `\u2022 ${s}`).join("\n") };
       }
       break;
     case "table": {
-      const table = tableOf(value);
+      const table = tableOf(value, fmt);
       if (table) return table;
       break;
     }
@@ -332,6 +383,6 @@ export function displayValue(type: unknown, value: unknown): DisplayValue {
       // text, email, url, choice and unknown types: a string prints as it is.
       break;
   }
-  const text = genericText(value);
+  const text = genericText(value, fmt);
   return text.trim() === "" ? { kind: "empty" } : { kind: "inline", text };
 }

@@ -10,17 +10,20 @@ export type {
   RenderedPdf,
   RenderOptions,
 } from "./types";
-export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT, PAPER_SIZES, DEFAULT_PAPER_SIZE, type PaperSize } from "./render";
 export {
-  PRINT_LOCALE,
-  PRINT_TIME_ZONE,
+  DEFAULT_LOCALE,
+  DEFAULT_TIME_ZONE,
   EMPTY_MARKER,
-  YES,
-  NO,
+  Formatter,
+  formatterFor,
+  supportedLocale,
+  supportedTimeZone,
   displayValue,
   formatDateTime,
   formatNumber,
   formatTimestamp,
 } from "./format";
+export { wordsFor, WORD_LANGUAGES, type Words } from "./words";
 export { FONT_FILES } from "./text/fonts";
 export { PRODUCER } from "./pdf";

@@ -11,23 +11,47 @@
 // lines. Paragraph text breaks between lines, keeping a field's label with its first two lines and a
 // section heading with the start of its first field.
 
-import { displayValue, EMPTY_MARKER, formatTimestamp, genericText, type DisplayValue } from "./format";
+import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
 import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
-export const PAGE_WIDTH = 595.28; // A4
-export const PAGE_HEIGHT = 841.89;
+/** Portrait paper sizes, width x height in points. */
+export const PAPER_SIZES = { A4: [595.28, 841.89], Letter: [612, 792], Legal: [612, 1008] } as const;
+export type PaperSize = keyof typeof PAPER_SIZES;
+export const DEFAULT_PAPER_SIZE: PaperSize = "A4";
+export const PAGE_WIDTH = PAPER_SIZES.A4[0];
+export const PAGE_HEIGHT = PAPER_SIZES.A4[1];
 const MARGIN_X = 50;
-const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN_X;
-const FIRST_TOP = PAGE_HEIGHT - 50;
-const CONTINUATION_TOP = PAGE_HEIGHT - 54;
 const CONTENT_BOTTOM = 60;
-const RUNNING_HEADER_BASELINE = PAGE_HEIGHT - 32;
-const RUNNING_HEADER_RULE = PAGE_HEIGHT - 39;
 const FOOTER_RULE = 46;
 const FOOTER_BASELINE = 34;
+
+/** The boxes of a page of one paper size: margins stay, the content area and the table widths follow the paper. */
+class Page {
+  readonly contentWidth: number;
+  readonly valueWidth: number;
+  readonly firstTop: number;
+  readonly continuationTop: number;
+  readonly runningHeaderBaseline: number;
+  readonly runningHeaderRule: number;
+  /** Height available on a new page (before anything a row's `onNewPage` adds). */
+  readonly freshCapacity: number;
+
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    this.contentWidth = width - 2 * MARGIN_X;
+    this.valueWidth = width - MARGIN_X - VALUE_X;
+    this.firstTop = height - 50;
+    this.continuationTop = height - 54;
+    this.runningHeaderBaseline = height - 32;
+    this.runningHeaderRule = height - 39;
+    this.freshCapacity = this.continuationTop - CONTENT_BOTTOM;
+  }
+}
 
 // ---- type ---------------------------------------------------------------------------------------
 const TITLE_SIZE = 17;
@@ -40,7 +64,6 @@ const ROW_LEADING = 13;
 const ROW_PAD = 3.5;
 const LABEL_WIDTH = 165;
 const VALUE_X = MARGIN_X + LABEL_WIDTH + 12;
-const VALUE_WIDTH = PAGE_WIDTH - MARGIN_X - VALUE_X;
 const PARAGRAPH_LEADING = 13.5;
 const TABLE_SIZE = 8;
 const TABLE_LEADING = 10.5;
@@ -81,43 +104,43 @@ export class PageLimitExceeded extends Error {
 class Canvas {
   readonly pages: string[][] = [];
   private ops: string[] = [];
-  y = FIRST_TOP;
+  y: number;
 
   constructor(
     private readonly runningTitle: () => string,
     private readonly maxPages: number,
     readonly docText: DocumentText,
+    readonly fmt: Formatter,
     readonly fonts: DocumentFonts,
     /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
     readonly mirror: boolean,
+    readonly page: Page,
   ) {
+    this.y = page.firstTop;
     this.pages.push(this.ops);
   }
 
   /** The left edge of a box as drawn: mirrored in a right-to-left document. */
   left(x: number, width: number): number {
-    return this.mirror ? PAGE_WIDTH - x - width : x;
+    return this.mirror ? this.page.width - x - width : x;
   }
 
   get remaining(): number {
     return this.y - CONTENT_BOTTOM;
   }
 
-  /** Height available on a new page (before anything `onNewPage` adds). */
-  static readonly freshCapacity = CONTINUATION_TOP - CONTENT_BOTTOM;
-
   newPage(): void {
     // Checked while laying out: narrow columns of wrapped cells can make a small document thousands of pages long.
     if (this.pages.length >= this.maxPages) throw new PageLimitExceeded(this.maxPages);
     this.ops = [];
     this.pages.push(this.ops);
-    this.y = CONTINUATION_TOP;
+    this.y = this.page.continuationTop;
     this.ops.push(this.runningTitle());
   }
 
   /** Starts a new page unless `height` fits (or could not fit on a new page either). */
   ensure(height: number): void {
-    if (height > this.remaining && this.remaining < Canvas.freshCapacity - EPSILON) this.newPage();
+    if (height > this.remaining && this.remaining < this.page.freshCapacity - EPSILON) this.newPage();
   }
 
   push(op: string): void {
@@ -135,12 +158,12 @@ class Canvas {
   }
 
   hline(x1: number, x2: number, y: number, width: number, color: string): void {
-    const [a, b] = this.mirror ? [PAGE_WIDTH - x2, PAGE_WIDTH - x1] : [x1, x2];
+    const [a, b] = this.mirror ? [this.page.width - x2, this.page.width - x1] : [x1, x2];
     this.ops.push(`${color} RG ${n(width)} w ${n(a)} ${n(y)} m ${n(b)} ${n(y)} l S`);
   }
 
   vline(x: number, y1: number, y2: number, width: number, color: string): void {
-    const at = this.mirror ? PAGE_WIDTH - x : x;
+    const at = this.mirror ? this.page.width - x : x;
     this.ops.push(`${color} RG ${n(width)} w ${n(at)} ${n(y1)} m ${n(at)} ${n(y2)} l S`);
   }
 
@@ -190,7 +213,7 @@ function placeRow(canvas: Canvas, row: RowSpec): void {
     canvas.newPage();
     row.onNewPage?.();
   };
-  const capacity = Canvas.freshCapacity - (row.newPageHeight ?? 0);
+  const capacity = canvas.page.freshCapacity - (row.newPageHeight ?? 0);
   let from = 0;
   for (;;) {
     const need = pads + (lineCount - from) * row.leading;
@@ -250,8 +273,8 @@ interface Styles {
   tableMuted: Style;
 }
 
-function displayText(value: unknown, fallback: string): string {
-  const text = typeof value === "string" ? value : genericText(value);
+function displayText(value: unknown, fallback: string, fmt: Formatter): string {
+  const text = typeof value === "string" ? value : genericText(value, fmt);
   return text.trim() === "" ? fallback : text;
 }
 
@@ -261,20 +284,20 @@ function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string |
     cells: [
       { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(canvas, s.label, label, LABEL_WIDTH), style: s.label },
       value === undefined
-        ? { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(canvas, s.muted, EMPTY_MARKER, VALUE_WIDTH), style: s.muted }
-        : { x: VALUE_X, width: VALUE_WIDTH, lines: wrap(canvas, s.value, value, VALUE_WIDTH), style: s.value },
+        ? { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.muted, EMPTY_MARKER, canvas.page.valueWidth), style: s.muted }
+        : { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.value, value, canvas.page.valueWidth), style: s.value },
     ],
     leading: ROW_LEADING,
     padTop: ROW_PAD,
     padBottom: ROW_PAD,
-    frame: rule ? (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, bottom, 0.5, RULE) : undefined,
+    frame: rule ? (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + canvas.page.contentWidth, bottom, 0.5, RULE) : undefined,
   });
 }
 
 /** A field label on a line of its own (above paragraphs and tables). */
 function blockLabel(canvas: Canvas, s: Styles, lines: Line[]): void {
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines, style: s.label }],
+    cells: [{ x: MARGIN_X, width: canvas.page.contentWidth, lines, style: s.label }],
     leading: ROW_LEADING,
     padTop: ROW_PAD,
     padBottom: 0,
@@ -282,8 +305,8 @@ function blockLabel(canvas: Canvas, s: Styles, lines: Line[]): void {
 }
 
 function paragraphs(canvas: Canvas, s: Styles, label: string, text: string): void {
-  const labelLines = wrap(canvas, s.label, label, CONTENT_WIDTH);
-  const lines = wrap(canvas, s.value, text, CONTENT_WIDTH);
+  const labelLines = wrap(canvas, s.label, label, canvas.page.contentWidth);
+  const lines = wrap(canvas, s.value, text, canvas.page.contentWidth);
   // Trailing empty lines add nothing.
   while (lines.length > 1 && lines[lines.length - 1].pieces.length === 0) lines.pop();
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + Math.min(2, lines.length) * PARAGRAPH_LEADING + ROW_PAD);
@@ -292,11 +315,11 @@ function paragraphs(canvas: Canvas, s: Styles, label: string, text: string): voi
   const offset = baselineIn(PARAGRAPH_LEADING, VALUE_SIZE);
   for (const line of lines) {
     if (canvas.remaining < PARAGRAPH_LEADING) canvas.newPage();
-    canvas.text(s.value, MARGIN_X, CONTENT_WIDTH, canvas.y - offset, line);
+    canvas.text(s.value, MARGIN_X, canvas.page.contentWidth, canvas.y - offset, line);
     canvas.y -= PARAGRAPH_LEADING;
   }
   canvas.y -= ROW_PAD;
-  canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, canvas.y, 0.5, RULE);
+  canvas.hline(MARGIN_X, MARGIN_X + canvas.page.contentWidth, canvas.y, 0.5, RULE);
 }
 
 /** Column widths: natural widths when they fit, else shares between each column's min and max. */
@@ -342,7 +365,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   for (let c = 0; c < cols; c++) {
     minW[c] = Math.max(minW[c], Math.min(maxW[c], 2 * TABLE_PAD_X + 3 * TABLE_SIZE * 0.6));
   }
-  const widths = columnWidths(minW, maxW, CONTENT_WIDTH);
+  const widths = columnWidths(minW, maxW, canvas.page.contentWidth);
   const xs: number[] = [MARGIN_X];
   for (let c = 0; c < cols; c++) xs.push(xs[c] + widths[c]);
 
@@ -393,7 +416,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
       },
     }, 0, headerLines);
   };
-  const continuedLabel = wrap(canvas, s.label, `${label} (continued)`, CONTENT_WIDTH);
+  const continuedLabel = wrap(canvas, s.label, canvas.fmt.words.continued(label), canvas.page.contentWidth);
   const continuedHeight = ROW_PAD + continuedLabel.length * ROW_LEADING + 3;
   const onNewPage = (): void => {
     blockLabel(canvas, s, continuedLabel);
@@ -401,7 +424,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
     drawHeader();
   };
 
-  const labelLines = wrap(canvas, s.label, label, CONTENT_WIDTH);
+  const labelLines = wrap(canvas, s.label, label, canvas.page.contentWidth);
   const firstRows = body.length > 0 ? Math.min(2, body.length) : 0;
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + 3 + headerHeight + firstRows * (TABLE_LEADING + 2 * TABLE_PAD_Y));
   blockLabel(canvas, s, labelLines);
@@ -437,8 +460,8 @@ function field(canvas: Canvas, s: Styles, rawField: unknown): void {
   let label: string;
   let display: DisplayValue;
   try {
-    label = displayText(f.label, EMPTY_MARKER);
-    display = displayValue(f.type, f.value);
+    label = displayText(f.label, EMPTY_MARKER, canvas.fmt);
+    display = displayValue(f.type, f.value, canvas.fmt);
   } catch {
     label = EMPTY_MARKER;
     display = { kind: "inline", text: "(unreadable value)" };
@@ -473,11 +496,11 @@ function read(obj: unknown, key: string): unknown {
 }
 
 /** Every string of the instance, for choosing the document's language and loading the shaper when needed. */
-function instanceText(instance: unknown): string {
+function instanceText(instance: unknown, fmt: Formatter): string {
   try {
     return JSON.stringify(instance) ?? "";
   } catch {
-    return genericText(instance);
+    return genericText(instance, fmt);
   }
 }
 
@@ -488,11 +511,14 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     throw new TypeError("renderInstancePdf: options.generatedAt must be a valid Date");
   }
   const instanceId = String(options.instanceId ?? "");
-  const targetName = displayText(options.targetName, EMPTY_MARKER);
-  const title = displayText(read(instance, "title"), "Untitled");
-  const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER);
+  // Settings the caller should have validated; the renderer falls back to the defaults rather than throw.
+  const locale = (typeof options.locale === "string" && supportedLocale(options.locale)) || undefined;
+  const fmt = formatterFor(locale ?? DEFAULT_LOCALE, (typeof options.timeZone === "string" && supportedTimeZone(options.timeZone)) || DEFAULT_TIME_ZONE);
+  const targetName = displayText(options.targetName, EMPTY_MARKER, fmt);
+  const title = displayText(read(instance, "title"), fmt.words.untitled, fmt);
+  const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER, fmt);
 
-  const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance)}`, options.locale);
+  const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}`, locale);
   const fonts = new DocumentFonts();
   const s: Styles = {
     title: { bold: true, size: TITLE_SIZE, color: ACCENT },
@@ -504,6 +530,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     tableCell: { bold: false, size: TABLE_SIZE, color: INK },
     tableMuted: { bold: false, size: TABLE_SIZE, color: MUTED },
   };
+  const paperSize = (Object.keys(PAPER_SIZES) as PaperSize[]).find((size) => size === options.paperSize) ?? DEFAULT_PAPER_SIZE;
+  const page = new Page(PAPER_SIZES[paperSize][0], PAPER_SIZES[paperSize][1]);
   const small: Style = { bold: false, size: SMALL_SIZE, color: MUTED };
 
   // Running header of pages 2+: the title on one line, and a rule.
@@ -511,50 +539,52 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const canvas: Canvas = new Canvas(
     () => {
       if (runningHeader === undefined) {
-        const line = docText.fit(title, false, (CONTENT_WIDTH * 1000) / SMALL_SIZE);
+        const line = docText.fit(title, false, (page.contentWidth * 1000) / SMALL_SIZE);
         runningHeader =
-          `${showLine(fonts, small, MARGIN_X, CONTENT_WIDTH, RUNNING_HEADER_BASELINE, line, docText.settings.rtl || line.rtl)}\n` +
-          `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(RUNNING_HEADER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(RUNNING_HEADER_RULE)} l S`;
+          `${showLine(fonts, small, MARGIN_X, page.contentWidth, page.runningHeaderBaseline, line, docText.settings.rtl || line.rtl)}\n` +
+          `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(page.runningHeaderRule)} m ${n(MARGIN_X + page.contentWidth)} ${n(page.runningHeaderRule)} l S`;
       }
       return runningHeader;
     },
     options.maxPages ?? Infinity,
     docText,
+    fmt,
     fonts,
     docText.settings.rtl,
+    page,
   );
 
   // Header: title, object type, target.
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(canvas, s.title, title, CONTENT_WIDTH), style: s.title }],
+    cells: [{ x: MARGIN_X, width: page.contentWidth, lines: wrap(canvas, s.title, title, page.contentWidth), style: s.title }],
     leading: TITLE_LEADING,
     padTop: 0,
     padBottom: 6,
   });
-  labelValueRow(canvas, s, "Object type", objectTypeName, false);
-  labelValueRow(canvas, s, "Target", targetName, false);
+  labelValueRow(canvas, s, fmt.words.objectType, objectTypeName, false);
+  labelValueRow(canvas, s, fmt.words.target, targetName, false);
   canvas.y -= 4;
-  canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, canvas.y, 1.2, ACCENT);
+  canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, canvas.y, 1.2, ACCENT);
   canvas.y -= 6;
 
   const sections = asArray(read(instance, "sections"));
   sections.forEach((section, index) => {
-    const heading = wrap(canvas, s.section, displayText(read(section, "title"), `Section ${index + 1}`), CONTENT_WIDTH);
+    const heading = wrap(canvas, s.section, displayText(read(section, "title"), fmt.words.section(index + 1), fmt), page.contentWidth);
     const fields = asArray(read(section, "fields"));
     const headingHeight = 14 + heading.length * SECTION_LEADING + 5;
     // Keep the heading with the start of its first field (room for about four rows, which also
     // covers a table's label, header and first rows or a paragraph's label and first lines).
     canvas.ensure(headingHeight + 80);
     placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: heading, style: s.section }],
+      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: heading, style: s.section }],
       leading: SECTION_LEADING,
       padTop: 14,
       padBottom: 4,
-      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + CONTENT_WIDTH, bottom, 0.8, ACCENT),
+      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, bottom, 0.8, ACCENT),
     });
     canvas.y -= 1;
     if (fields.length === 0) {
-      labelValueRow(canvas, s, "No fields", undefined);
+      labelValueRow(canvas, s, fmt.words.noFields, undefined);
       return;
     }
     for (const f of fields) field(canvas, s, f);
@@ -562,7 +592,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   if (sections.length === 0) {
     canvas.y -= 10;
     placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: CONTENT_WIDTH, lines: wrap(canvas, s.muted, "This object has no sections.", CONTENT_WIDTH), style: s.muted }],
+      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: wrap(canvas, s.muted, fmt.words.noSections, page.contentWidth), style: s.muted }],
       leading: ROW_LEADING,
       padTop: 0,
       padBottom: 0,
@@ -571,22 +601,22 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
 
   // Footers, now that the page count is known.
   const pageCount = canvas.pages.length;
-  const footerLeft = `Instance ${instanceId} \u00b7 Generated ${formatTimestamp(generatedAt)}`;
+  const footerLeft = fmt.words.footer(instanceId, fmt.timestamp(generatedAt));
   const contents = canvas.pages.map((ops, i) => {
     // The page label at the line's end, the footer text in what is left (swapped in a right-to-left document).
-    const pageLabel = docText.fit(`Page ${i + 1} of ${pageCount}`, false, Infinity);
+    const pageLabel = docText.fit(fmt.words.page(i + 1, pageCount), false, Infinity);
     const labelWidth = (pageLabel.width * SMALL_SIZE) / 1000;
-    const footer = docText.fit(footerLeft, false, ((CONTENT_WIDTH - labelWidth - 16) * 1000) / SMALL_SIZE);
-    const footerWidth = CONTENT_WIDTH - labelWidth - 16;
+    const footer = docText.fit(footerLeft, false, ((page.contentWidth - labelWidth - 16) * 1000) / SMALL_SIZE);
+    const footerWidth = page.contentWidth - labelWidth - 16;
     ops.push(
-      `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + CONTENT_WIDTH)} ${n(FOOTER_RULE)} l S`,
+      `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + page.contentWidth)} ${n(FOOTER_RULE)} l S`,
       showLine(fonts, small, canvas.left(MARGIN_X, footerWidth), footerWidth, FOOTER_BASELINE, footer, canvas.mirror),
-      showLine(fonts, small, canvas.left(MARGIN_X + CONTENT_WIDTH - labelWidth, labelWidth), labelWidth, FOOTER_BASELINE, pageLabel, !canvas.mirror),
+      showLine(fonts, small, canvas.left(MARGIN_X + page.contentWidth - labelWidth, labelWidth), labelWidth, FOOTER_BASELINE, pageLabel, !canvas.mirror),
     );
     return ops.join("\n");
   });
 
-  const bytes = await assemblePdf(PAGE_WIDTH, PAGE_HEIGHT, contents, fonts.all, {
+  const bytes = await assemblePdf(page.width, page.height, contents, fonts.all, {
     title,
     subject: `${objectTypeName} \u2014 ${targetName}`,
     keywords: [instanceId],

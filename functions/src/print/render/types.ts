@@ -50,6 +50,10 @@ export interface RenderOptions {
    * and the forms of Han characters. Default: from the content (the language with the most letters).
    */
   locale?: string;
+  /** IANA time zone of date-times (default UTC). */
+  timeZone?: string;
+  /** Portrait paper: "A4" (default), "Letter" or "Legal". */
+  paperSize?: string;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
 }
