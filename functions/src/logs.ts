@@ -33,6 +33,11 @@ export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: nu
   if (missingCharacters > 0) logger.warn(`${missingCharacters} character(s) have no font and print as U+FFFD`, withRequest({ missingCharacters }));
 }
 
+/** A target's stored print setting cannot be used (an unknown locale, say): its parent's or the default serves instead. */
+export function unusablePrintSetting(targetPath: string, setting: string): void {
+  logger.warn(`Print setting '${setting}' of ${targetPath} cannot be used; the inherited or default value is printed`, withRequest({ targetPath, setting }));
+}
+
 /** An email went out but its audit event could not be written. */
 export function auditEventLost(error: unknown): void {
   const err = asError(error);

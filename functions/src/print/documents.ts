@@ -13,12 +13,13 @@ import * as logs from "../logs";
 import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExceeded } from "./limits";
 import { plainData } from "./plainData";
 import type { PrintableInstance } from "./render";
+import { settingsKey, type PrintSettings } from "./settings";
 
 /** Where generated PDFs live in the default bucket (SPEC.md section 8). */
 export const PDF_PREFIX = "generated-pdfs/";
 
 /** Bumped when the renderer's output changes, so that stored PDFs of the old layout are not reused. */
-export const RENDERER_VERSION = 2; // 2: every script (fonts per script, shaping, bidi)
+export const RENDERER_VERSION = 3; // 2: every script (fonts per script, shaping, bidi); 3: settings in the name
 
 /** How long a production download URL is valid (SPEC.md section 8). */
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
@@ -37,17 +38,20 @@ export interface StoredPdf {
   cached: boolean;
   /** The emulator's download token of the file (none in production, which signs URLs). */
   downloadToken?: string;
+  /** The settings it is printed with. */
+  settings: PrintSettings;
 }
 
 /**
  * The object name of an instance's PDF: under the prefix, the target's path and the instance id
  * (each segment an id the pipeline validated: no slash, no dot segment), then the version of the
- * instance it shows. No input can steer it outside `generated-pdfs/{target}/{instanceId}/`.
+ * instance it shows and a hash of the settings it is printed with. No input can steer it outside
+ * `generated-pdfs/{target}/{instanceId}/`.
  */
-export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot): string {
+export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings): string {
   const updated = instance.updateTime!;
   const version = `${updated.seconds}${String(updated.nanoseconds).padStart(9, "0")}`;
-  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}.pdf`;
+  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings)}.pdf`;
 }
 
 /** A file name safe everywhere (ASCII letters, digits, space . _ -), ending in .pdf. */
@@ -133,6 +137,7 @@ export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({
   instanceVersion: instance.updateTime!.toDate().toISOString(),
   storagePath: pdf.storagePath,
   cached: pdf.cached,
+  ...pdf.settings,
 });
 
 /** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
@@ -142,10 +147,10 @@ export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstan
  * The PDF of one object instance of the target (read by the pipeline: `objectInstance`), rendered
  * and stored, or the one already stored for the same version of the instance.
  */
-export async function pdfOfInstance(access: Access, instance: DocumentSnapshot): Promise<StoredPdf> {
+export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings): Promise<StoredPdf> {
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
-  const storagePath = pdfObjectName(access, instanceId, instance);
+  const storagePath = pdfObjectName(access, instanceId, instance, settings);
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
@@ -165,7 +170,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   if (metadata) {
     const pageCount = Number(metadata.metadata?.pageCount ?? 0);
     const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;
-    return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken };
+    return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken, settings };
   }
 
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
@@ -177,7 +182,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
   try {
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
     const data = printable(stored);
-    pdf = await oneRenderAtATime(() => renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages }));
+    pdf = await oneRenderAtATime(() => renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings }));
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
     throw rememberFailure(storagePath, error instanceof PageLimitExceeded ? pageLimitExceeded() : error);
@@ -200,7 +205,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot):
       },
     }),
   );
-  return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken };
+  return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken, settings };
 }
 
 /** The PDF's bytes: those just rendered, or the stored file's. */

@@ -35,10 +35,13 @@ describe("POST /print/{target}/print", () => {
     expect(data).toEqual({
       downloadUrl: expect.stringMatching(new RegExp(`^${URLS.storage}/v0/b/${BUCKET}/o/generated-pdfs%2F.*\\?alt=media&token=[0-9a-f-]{36}$`)),
       expiresAt: null,
-      storagePath: expect.stringMatching(new RegExp(`^generated-pdfs/tenants/acme-north/${instanceId}/r\\d+-\\d+\\.pdf$`)),
+      storagePath: expect.stringMatching(new RegExp(`^generated-pdfs/tenants/acme-north/${instanceId}/r\\d+-\\d+-[0-9a-f]{12}\\.pdf$`)),
       sizeBytes: expect.any(Number),
       pageCount: expect.any(Number),
       cached: false,
+      locale: "en-GB",
+      timeZone: "UTC",
+      paperSize: "A4",
     });
 
     const file = await download(data.downloadUrl);

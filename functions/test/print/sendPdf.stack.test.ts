@@ -35,7 +35,14 @@ describe("POST /print/{target}/send-pdf", () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       message: expect.any(String),
-      data: { recipients: 3, storagePath: expect.stringMatching(/^generated-pdfs\/tenants\/acme-north\/inspection-short\//), messageId: expect.any(String) },
+      data: {
+        recipients: 3,
+        storagePath: expect.stringMatching(/^generated-pdfs\/tenants\/acme-north\/inspection-short\//),
+        messageId: expect.any(String),
+        locale: "en-GB",
+        timeZone: "UTC",
+        paperSize: "A4",
+      },
     });
 
     const messages = await captured();

@@ -10,7 +10,8 @@ export type {
   RenderedPdf,
   RenderOptions,
 } from "./types";
-export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT, PAPER_SIZES, DEFAULT_PAPER_SIZE, type PaperSize } from "./render";
+export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { PAPER_SIZES, DEFAULT_PAPER_SIZE, type PaperSize } from "./paper";
 export {
   DEFAULT_LOCALE,
   DEFAULT_TIME_ZONE,

@@ -14,13 +14,10 @@
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
 import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
+import { DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./paper";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
-/** Portrait paper sizes, width x height in points. */
-export const PAPER_SIZES = { A4: [595.28, 841.89], Letter: [612, 792], Legal: [612, 1008] } as const;
-export type PaperSize = keyof typeof PAPER_SIZES;
-export const DEFAULT_PAPER_SIZE: PaperSize = "A4";
 export const PAGE_WIDTH = PAPER_SIZES.A4[0];
 export const PAGE_HEIGHT = PAPER_SIZES.A4[1];
 const MARGIN_X = 50;

@@ -3,11 +3,13 @@ import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance } from "../documents";
+import { effectiveSettings, settingsOverrides } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
-/** The object instance to print, by id (SPEC.md 4.1). */
+/** The object instance to print, by id (SPEC.md 4.1), and settings for this PDF only. */
 const printBody = z.strictObject({
   objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
+  ...settingsOverrides,
 });
 
 /**
@@ -32,19 +34,22 @@ export const print = defineRoute({
         storagePath: z.string().regex(/^generated-pdfs\//).describe("The object in the default bucket, under generated-pdfs/."),
         sizeBytes: z.int().positive(),
         pageCount: z.int().positive(),
-        cached: z.boolean().describe("True when the same version of the instance had been rendered before."),
+        cached: z.boolean().describe("True when the same version of the instance had been rendered before with the same settings."),
+        locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
+        timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
+        paperSize: z.enum(["A4", "Letter", "Legal"]).describe("Its paper: the request's, else the target's, else A4."),
       }),
     }),
   },
   errors: { 404: "No such object instance in this target.", 422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.", 503: "Cloud Storage unavailable." },
-  async handle({ access, caller, docs: [instance] }) {
-    const pdf = await pdfOfInstance(access, instance);
+  async handle({ access, caller, body, docs: [instance] }) {
+    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body));
     const { url, expiresAt } = await downloadUrl(pdf);
     // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
     await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
-      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached },
+      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...pdf.settings },
     };
   },
 });

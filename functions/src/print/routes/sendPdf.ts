@@ -6,6 +6,7 @@ import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
+import { effectiveSettings, settingsOverrides } from "../settings";
 import { idempotent } from "../idempotency";
 import { sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
@@ -30,6 +31,7 @@ const sendPdfBody = z
     subject: singleLine(200).optional(),
     message: z.string().trim().min(1).max(10_000).optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
+    ...settingsOverrides,
   })
   .refine((b) => b.to.length + (b.cc?.length ?? 0) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] });
 
@@ -61,6 +63,9 @@ export const sendPdf = defineRoute({
         recipients: z.int().min(1).max(MAX_RECIPIENTS).describe("Addresses in to and cc together."),
         storagePath: z.string().regex(/^generated-pdfs\//).describe("The PDF sent, as the print route stores it."),
         messageId: z.string().describe("SendGrid's X-Message-Id."),
+        locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
+        timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
+        paperSize: z.enum(["A4", "Letter", "Legal"]).describe("Its paper: the request's, else the target's, else A4."),
       }),
     }),
   },
@@ -91,7 +96,7 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance);
+      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body));
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const text = body.message ?? `Please find "${title}" attached as a PDF.`;
@@ -107,7 +112,7 @@ export const sendPdf = defineRoute({
       await audit(access, caller, { action: "pdf.mailed", subject: instance.id, details: { ...pdfDetails(instance, pdf), recipients: recipients.length, recipientDomains: domains, messageId } }).catch(logs.auditEventLost);
       return {
         message: "PDF sent.",
-        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId },
+        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId, ...pdf.settings },
       };
     });
   },

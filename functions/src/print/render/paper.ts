@@ -1,0 +1,4 @@
+/** Portrait paper sizes, width x height in PDF points. */
+export const PAPER_SIZES = { A4: [595.28, 841.89], Letter: [612, 792], Legal: [612, 1008] } as const;
+export type PaperSize = keyof typeof PAPER_SIZES;
+export const DEFAULT_PAPER_SIZE: PaperSize = "A4";

@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { TargetNode } from "../http/access";
+import * as logs from "../logs";
+import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
+import { DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./render/paper";
+
+/** The settings a PDF is printed with (DESIGN.md: a target's `print`, inherited like `features`). */
+export interface PrintSettings {
+  locale: string;
+  timeZone: string;
+  paperSize: PaperSize;
+}
+
+const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
+
+/** Each setting: its check, giving the canonical value or undefined for a value that cannot be used. */
+const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSettings[K] | undefined } = {
+  locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
+  timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
+  paperSize: (v) => PAPER.find((p) => p === v),
+};
+
+/** Overrides for one request, in the print and send-pdf bodies (400 naming the field when unusable). */
+export const settingsOverrides = {
+  // A BCP 47 locale Intl knows, e.g. "de-DE"; the target's (or en-GB) when absent.
+  locale: z
+    .string()
+    .max(35)
+    .refine((v) => CHECKS.locale(v) !== undefined, "must be a known BCP 47 locale, e.g. de-DE")
+    .transform((v) => CHECKS.locale(v)!)
+    .optional()
+    .meta({ description: "BCP 47 locale of this PDF (dates, numbers, words, direction); default: the target's settings, else en-GB", examples: ["de-DE"] }),
+  // An IANA time zone, e.g. "Europe/Berlin".
+  timeZone: z
+    .string()
+    .max(64)
+    .refine((v) => CHECKS.timeZone(v) !== undefined, "must be a known IANA time zone, e.g. Europe/Berlin")
+    .transform((v) => CHECKS.timeZone(v)!)
+    .optional()
+    .meta({ description: "IANA time zone of date-times in this PDF; default: the target's settings, else UTC", examples: ["Europe/Berlin"] }),
+  // A4, Letter or Legal, portrait.
+  paperSize: z.enum(PAPER).optional().meta({ description: "Paper of this PDF; default: the target's settings, else A4" }),
+};
+
+export type SettingsOverrides = Partial<PrintSettings>;
+
+/**
+ * The effective settings: each from the request's overrides, else the nearest target on the chain
+ * whose `print` sets it to a usable value (a site stands alone: its chain is itself), else the
+ * default. A stored value that cannot be used is skipped and logged, never a 500.
+ */
+export function effectiveSettings(chain: readonly TargetNode[], overrides: SettingsOverrides = {}): PrintSettings {
+  const pick = <K extends keyof PrintSettings>(key: K, fallback: PrintSettings[K]): PrintSettings[K] => {
+    if (overrides[key] !== undefined) return overrides[key] as PrintSettings[K];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const print = chain[i].data.print as Record<string, unknown> | undefined;
+      const stored = print && typeof print === "object" ? print[key] : undefined;
+      if (stored === undefined || stored === null) continue;
+      const usable = CHECKS[key](stored);
+      if (usable !== undefined) return usable;
+      logs.unusablePrintSetting(chain[i].path, key);
+    }
+    return fallback;
+  };
+  return { locale: pick("locale", DEFAULT_LOCALE), timeZone: pick("timeZone", DEFAULT_TIME_ZONE), paperSize: pick("paperSize", DEFAULT_PAPER_SIZE) };
+}
+
+/** A short hash of the settings, part of the stored PDF's name: other settings, another file. */
+export function settingsKey(settings: PrintSettings): string {
+  return createHash("sha256").update(JSON.stringify([settings.locale, settings.timeZone, settings.paperSize])).digest("hex").slice(0, 12);
+}

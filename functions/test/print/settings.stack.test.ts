@@ -1,0 +1,103 @@
+// Print settings through the functions: a target's `print` (inherited down the hierarchy), the
+// request's overrides, what the response says, and the stored PDF per settings.
+
+import { PDFDocument } from "pdf-lib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { firestore, freshUid } from "../api/fixtures";
+import { BASES, call, idTokenFor } from "../helpers";
+import { popplerLines } from "./popplerText";
+
+const url = (target: string, route: "print" | "send-pdf") => `${BASES.print.functionUrl}${target}/${route}`;
+const INSTANCE = { title: "Settings", objectTypeName: "Test", sections: [{ title: "S", fields: [{ label: "When", type: "datetime", value: "2026-03-05T23:30:00Z" }, { label: "Done", type: "boolean", value: true }] }] };
+
+/** A fresh organization with a tenant and a division, the demo reader granted on the tenant, one instance on the division and one on the tenant. */
+async function hierarchy(print: { organization?: object; tenant?: object; division?: object } = {}) {
+  const [org, tenant, division] = [freshUid("settings-org"), freshUid("settings-tenant"), "ops"];
+  const db = firestore();
+  await db.doc(`organizations/${org}`).set({ name: "Settings org", features: {}, ...(print.organization && { print: print.organization }) });
+  await db.doc(`tenants/${tenant}`).set({ name: "Settings tenant", organizationId: org, features: {}, ...(print.tenant && { print: print.tenant }) });
+  await db.doc(`tenants/${tenant}/divisions/${division}`).set({ name: "Ops", features: {}, ...(print.division && { print: print.division }) });
+  await db.doc(`tenants/${tenant}/members/north-reader`).set({ permissions: ["READ"] });
+  await db.doc(`tenants/${tenant}/objectInstances/doc`).set(INSTANCE);
+  await db.doc(`tenants/${tenant}/divisions/${division}/objectInstances/doc`).set(INSTANCE);
+  return { tenantPath: `/tenant/${tenant}`, divisionPath: `/tenant/${tenant}/division/${division}` };
+}
+
+describe("print settings", () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await idTokenFor("north-reader@acme.test");
+  });
+  const print = (target: string, body: object) => call(url(target, "print"), { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "doc", ...body } });
+  const pdfOf = async (res: { json: { data: { downloadUrl: string } } }) => new Uint8Array(await (await fetch(res.json.data.downloadUrl)).arrayBuffer());
+
+  it("prints with the defaults when no target sets anything, and says so", async () => {
+    const { tenantPath } = await hierarchy();
+    const res = await print(tenantPath, {});
+    expect(res.status).toBe(201);
+    expect(res.json.data).toMatchObject({ locale: "en-GB", timeZone: "UTC", paperSize: "A4" });
+    const pdf = await PDFDocument.load(await pdfOf(res));
+    expect([pdf.getPage(0).getWidth(), pdf.getPage(0).getHeight()]).toEqual([595.28, 841.89]);
+  });
+
+  it("inherits each setting from the nearest target that sets it: organization, tenant, division", async () => {
+    const { tenantPath, divisionPath } = await hierarchy({ organization: { locale: "de-DE", timeZone: "Europe/Berlin" }, tenant: { paperSize: "Letter" }, division: { timeZone: "Asia/Tokyo" } });
+    const onTenant = await print(tenantPath, {});
+    expect(onTenant.json.data).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "Letter" });
+    const text = popplerLines(await pdfOf(onTenant)).join("\n");
+    expect(text).toContain("6. März 2026 um 00:30 MEZ");
+    expect(text).toContain("Seite 1 von 1");
+    const onDivision = await print(divisionPath, {});
+    expect(onDivision.json.data).toMatchObject({ locale: "de-DE", timeZone: "Asia/Tokyo", paperSize: "Letter" });
+    const pdf = await pdfOf(onDivision);
+    expect((await PDFDocument.load(pdf)).getPage(0).getWidth()).toBe(612);
+    expect(popplerLines(pdf).join("\n")).toMatch(/6\. März 2026 um 08:30 (JST|GMT\+9)/); // German names Tokyo's zone by its offset
+  });
+
+  it("takes the request's overrides for this PDF only, each stored apart from the others", async () => {
+    const { tenantPath } = await hierarchy({ tenant: { locale: "fr-FR" } });
+    const japanese = await print(tenantPath, { locale: "ja-JP", timeZone: "Asia/Tokyo", paperSize: "Legal" });
+    expect(japanese.status).toBe(201);
+    expect(japanese.json.data).toMatchObject({ locale: "ja-JP", timeZone: "Asia/Tokyo", paperSize: "Legal", cached: false });
+    const pdf = await pdfOf(japanese);
+    expect((await PDFDocument.load(pdf)).getPage(0).getHeight()).toBe(1008);
+    expect(popplerLines(pdf).join("\n")).toContain("2026年3月6日 8:30 JST");
+    const french = await print(tenantPath, {});
+    expect(french.json.data).toMatchObject({ locale: "fr-FR", cached: false });
+    expect(french.json.data.storagePath).not.toBe(japanese.json.data.storagePath);
+    // The same settings again: the stored PDF.
+    expect((await print(tenantPath, { locale: "ja-JP", timeZone: "Asia/Tokyo", paperSize: "Legal" })).json.data).toMatchObject({ cached: true, storagePath: japanese.json.data.storagePath });
+    expect((await print(tenantPath, {})).json.data).toMatchObject({ cached: true, storagePath: french.json.data.storagePath });
+  });
+
+  it("refuses unusable overrides with 400 naming the field, in print and send-pdf", async () => {
+    const { tenantPath } = await hierarchy();
+    for (const [body, field] of [
+      [{ locale: "no such locale!" }, "locale"],
+      [{ locale: 42 }, "locale"],
+      [{ timeZone: "Mars/Olympus" }, "timeZone"],
+      [{ paperSize: "A0" }, "paperSize"],
+    ] as const) {
+      const res = await print(tenantPath, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.message).toContain(field);
+      const mail = await call(url(tenantPath, "send-pdf"), { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "doc", to: "a@example.com", ...body } });
+      expect(mail.status).toBe(400);
+      expect(mail.json.message).toContain(field);
+    }
+  });
+
+  it("prints with the inherited or default value when a stored setting cannot be used (never a 500)", async () => {
+    const { tenantPath } = await hierarchy({ organization: { locale: "de-DE" }, tenant: { locale: "xx-not-real-!", timeZone: 7, paperSize: "Tabloid" } });
+    const res = await print(tenantPath, {});
+    expect(res.status).toBe(201);
+    expect(res.json.data).toMatchObject({ locale: "de-DE", timeZone: "UTC", paperSize: "A4" });
+  });
+
+  it("sends the PDF printed with the settings, and says which", async () => {
+    const { tenantPath } = await hierarchy({ tenant: { locale: "de-DE", paperSize: "Letter" } });
+    const res = await call(url(tenantPath, "send-pdf"), { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "doc", to: "settings@example.com", timeZone: "Europe/Berlin" } });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "Letter" });
+  });
+});
