@@ -3,16 +3,17 @@ import { authOwnershipStatus } from "./routes/authOwnershipStatus";
 import { claimAuthOwnership } from "./routes/claimAuthOwnership";
 import { listAuditEvents } from "./routes/listAuditEvents";
 import { listRoles } from "./routes/listRoles";
+import { getPrintSettings, putPrintSettings } from "./routes/printSettings";
 import { releaseAuthOwnership } from "./routes/releaseAuthOwnership";
 import { restoreUser } from "./routes/restoreUser";
 import { softDeleteUser } from "./routes/softDeleteUser";
 
-/** The user-administration routes (SPEC.md sections 4.3 to 4.6) and the audit trail, under /api/{targetPath}. */
-export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership, listAuditEvents];
+/** The user-administration routes (SPEC.md sections 4.3 to 4.6), the audit trail and the print settings, under /api/{targetPath}. */
+export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership, listAuditEvents, getPrintSettings, putPrintSettings];
 
 export const API_INFO = {
   title: "User administration API",
-  description: "Auth-ownership status, soft delete and restore of users, roles, and claiming and releasing auth ownership, scoped to an organization, tenant, division or site.",
+  description: "Auth-ownership status, soft delete and restore of users, roles, claiming and releasing auth ownership, the audit trail and print settings, scoped to an organization, tenant, division or site.",
   mountPath: "/api",
 };
 

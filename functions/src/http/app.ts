@@ -60,7 +60,7 @@ function corsOptions(): cors.CorsOptions {
     .filter(Boolean);
   return {
     origin: origins.includes("*") ? "*" : origins,
-    methods: ["GET", "POST", "DELETE"],
+    methods: ["GET", "POST", "PUT", "DELETE"],
     allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
     exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed"],
     maxAge: 600,

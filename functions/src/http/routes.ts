@@ -48,7 +48,7 @@ export interface RouteResponse<R> {
 
 /** One route, declaring everything the pipeline checks before its handler runs. */
 export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false, L = undefined> {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   /** One line for the API document. */
   summary: string;
   /** Path below the target, e.g. `/user/:userId/restore`. */

@@ -15,7 +15,7 @@ export interface PrintSettings {
 const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
 
 /** Each setting: its check, giving the canonical value or undefined for a value that cannot be used. */
-const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSettings[K] | undefined } = {
+export const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSettings[K] | undefined } = {
   locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
   timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
   paperSize: (v) => PAPER.find((p) => p === v),
@@ -45,26 +45,48 @@ export const settingsOverrides = {
 
 export type SettingsOverrides = Partial<PrintSettings>;
 
+/** Where an effective setting comes from: the request, a target's document path, or the default. */
+export type SettingSource = "request" | "default" | string;
+
 /**
  * The effective settings: each from the request's overrides, else the nearest target on the chain
  * whose `print` sets it to a usable value (a site stands alone: its chain is itself), else the
- * default. A stored value that cannot be used is skipped and logged, never a 500.
+ * default; and where each came from. A stored value that cannot be used is skipped and logged,
+ * never a 500.
  */
-export function effectiveSettings(chain: readonly TargetNode[], overrides: SettingsOverrides = {}): PrintSettings {
+export function resolveSettings(chain: readonly TargetNode[], overrides: SettingsOverrides = {}): { settings: PrintSettings; sources: Record<keyof PrintSettings, SettingSource> } {
+  const sources = {} as Record<keyof PrintSettings, SettingSource>;
   const pick = <K extends keyof PrintSettings>(key: K, fallback: PrintSettings[K]): PrintSettings[K] => {
-    if (overrides[key] !== undefined) return overrides[key] as PrintSettings[K];
+    if (overrides[key] !== undefined) {
+      sources[key] = "request";
+      return overrides[key] as PrintSettings[K];
+    }
     for (let i = chain.length - 1; i >= 0; i--) {
-      const print = chain[i].data.print as Record<string, unknown> | undefined;
-      const stored = print && typeof print === "object" ? print[key] : undefined;
+      const stored = ownSetting(chain[i].data, key);
       if (stored === undefined || stored === null) continue;
       const usable = CHECKS[key](stored);
-      if (usable !== undefined) return usable;
+      if (usable !== undefined) {
+        sources[key] = chain[i].path;
+        return usable;
+      }
       logs.unusablePrintSetting(chain[i].path, key);
     }
+    sources[key] = "default";
     return fallback;
   };
-  return { locale: pick("locale", DEFAULT_LOCALE), timeZone: pick("timeZone", DEFAULT_TIME_ZONE), paperSize: pick("paperSize", DEFAULT_PAPER_SIZE) };
+  const settings = { locale: pick("locale", DEFAULT_LOCALE), timeZone: pick("timeZone", DEFAULT_TIME_ZONE), paperSize: pick("paperSize", DEFAULT_PAPER_SIZE) };
+  return { settings, sources };
 }
+
+export const effectiveSettings = (chain: readonly TargetNode[], overrides: SettingsOverrides = {}): PrintSettings => resolveSettings(chain, overrides).settings;
+
+/** A setting as a target's document stores it under `print`. */
+export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettings): unknown {
+  const print = data.print;
+  return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
+}
+
+export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize"];
 
 /** A short hash of the settings, part of the stored PDF's name: other settings, another file. */
 export function settingsKey(settings: PrintSettings): string {

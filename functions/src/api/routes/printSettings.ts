@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { auditInTransaction } from "../../audit";
+import { db, firestoreSdk } from "../../firebase";
+import type { TargetNode } from "../../http/access";
+import { defineRoute } from "../../http/routes";
+import { PAPER_SIZES, type PaperSize } from "../../print/render/paper";
+import { CHECKS, SETTING_KEYS, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
+
+const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
+
+const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER) };
+
+/** What a target prints with, where each value comes from, and what the target sets itself. */
+const printSettingsData = z.strictObject({
+  effective: z.strictObject(settingsShape).describe("What PDFs of this target are printed with when a request sets nothing."),
+  sources: z
+    .strictObject({ locale: z.string(), timeZone: z.string(), paperSize: z.string() })
+    .describe("Where each effective value comes from: a target's document path (this one or one above it), or 'default'."),
+  own: z.strictObject({ locale: settingsShape.locale.optional(), timeZone: settingsShape.timeZone.optional(), paperSize: settingsShape.paperSize.optional() }).describe("The values this target sets itself (usable ones)."),
+});
+
+function describeSettings(chain: readonly TargetNode[]): z.infer<typeof printSettingsData> {
+  const { settings, sources } = resolveSettings(chain);
+  const target = chain[chain.length - 1].data;
+  const own: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const usable = CHECKS[key](ownSetting(target, key));
+    if (usable !== undefined) own[key] = usable;
+  }
+  return { effective: settings, sources, own };
+}
+
+const response = (description: string) => ({
+  status: 200 as const,
+  description,
+  schema: z.strictObject({ statusCode: z.literal(200), message: z.string(), data: printSettingsData }),
+});
+
+/** The target's print settings (issue 17): effective, with their sources, and its own. ADMIN. */
+export const getPrintSettings = defineRoute({
+  method: "get",
+  path: "/print-settings",
+  summary: "Read the print settings of a target: effective values, where each comes from, and its own",
+  anyOf: ["ADMIN"],
+  response: response("The settings."),
+  async handle({ access }) {
+    return { statusCode: 200 as const, message: "Print settings.", data: describeSettings(access.chain) };
+  },
+});
+
+/** Sets the target's own print settings: the body's keys; a key left out is inherited again. ADMIN. */
+export const putPrintSettings = defineRoute({
+  method: "put",
+  path: "/print-settings",
+  summary: "Set the print settings of a target (keys left out are inherited from the targets above)",
+  anyOf: ["ADMIN"],
+  body: z.strictObject(settingsOverrides),
+  transactional: true,
+  response: response("The settings, as they are now."),
+  errors: { 400: "An unknown locale, time zone or paper size (the message names the field)." },
+  async handle({ access, caller, body, tx }) {
+    const { FieldValue } = firestoreSdk();
+    const changes: Record<string, unknown> = {};
+    for (const key of SETTING_KEYS) changes[`print.${key}`] = body[key] ?? FieldValue.delete();
+    tx.update(db().doc(access.path), changes);
+    auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details: { ...body } });
+    const before = access.chain[access.chain.length - 1];
+    const print = { ...((before.data.print as Record<string, unknown> | undefined) ?? {}) };
+    for (const key of SETTING_KEYS) {
+      if (body[key] === undefined) delete print[key];
+      else print[key] = body[key];
+    }
+    const chain = [...access.chain.slice(0, -1), { ...before, data: { ...before.data, print } }];
+    return { statusCode: 200 as const, message: "Print settings saved.", data: describeSettings(chain) };
+  },
+});

@@ -1,0 +1,79 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { BASES, call, idTokenFor } from "../helpers";
+import { apiUrl, firestore, freshUid } from "./fixtures";
+
+describe("GET and PUT /api/{target}/print-settings", () => {
+  let orgAdmin: string;
+  let reader: string;
+  let org: string;
+  let tenant: string;
+  beforeAll(async () => {
+    [orgAdmin, reader] = await Promise.all([idTokenFor("org-admin@acme.test"), idTokenFor("north-reader@acme.test")]);
+    // A fresh tenant of the demo organization (whose admin is ADMIN on it through the organization).
+    tenant = freshUid("settings-api");
+    org = "acme";
+    await firestore().doc(`tenants/${tenant}`).set({ name: "Settings API", organizationId: org, features: {}, print: { paperSize: "Letter" } });
+    await firestore().doc(`tenants/${tenant}/divisions/ops`).set({ name: "Ops", features: {} });
+    await firestore().doc(`tenants/${tenant}/members/north-reader`).set({ permissions: ["READ"] });
+    await firestore().doc(`tenants/${tenant}/divisions/ops/objectInstances/doc`).set({ title: "Doc", objectTypeName: "T", sections: [{ title: "S", fields: [{ label: "Done", type: "boolean", value: true }] }] });
+  });
+  const target = () => `/organization/${org}/tenant/${tenant}`;
+  const get = (path = target(), token = orgAdmin) => call(apiUrl(`${path}/print-settings`), { auth: { bearer: token } });
+  const put = (body: unknown, path = target(), token = orgAdmin) => call(apiUrl(`${path}/print-settings`), { method: "PUT", auth: { bearer: token }, body });
+
+  it("reads the effective settings, where each comes from, and the target's own", async () => {
+    const res = await get();
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      statusCode: 200,
+      message: expect.any(String),
+      data: {
+        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter" },
+        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}` },
+        own: { paperSize: "Letter" },
+      },
+    });
+  });
+
+  it("sets the target's own settings (ADMIN), inherited below it and used by print; a key left out is inherited again", async () => {
+    const saved = await put({ locale: "de-de", timeZone: "Europe/Berlin" });
+    expect(saved.status).toBe(200);
+    expect(saved.json.data).toEqual({
+      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" },
+      sources: { locale: `tenants/${tenant}`, timeZone: `tenants/${tenant}`, paperSize: "default" },
+      own: { locale: "de-DE", timeZone: "Europe/Berlin" },
+    });
+    expect((await get()).json.data).toEqual(saved.json.data);
+    const division = await get(`${target()}/division/ops`);
+    expect(division.json.data.effective).toEqual({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" });
+    expect(division.json.data.own).toEqual({});
+    const printed = await call(`${BASES.print.functionUrl}${target()}/division/ops/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "doc" } });
+    expect(printed.status).toBe(201);
+    expect(printed.json.data).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" });
+    // The change is on the audit trail of the tenant and of the organization above it.
+    const events = await call(apiUrl(`${target()}/audit-events?action=printSettings.updated`), { auth: { bearer: orgAdmin } });
+    expect(events.json.data[0]).toMatchObject({ action: "printSettings.updated", subject: "print-settings", target: `tenants/${tenant}`, details: { locale: "de-DE", timeZone: "Europe/Berlin" } });
+  });
+
+  it("refuses unusable values with 400 naming the field, and changes nothing", async () => {
+    const before = (await get()).json.data;
+    for (const [body, field] of [
+      [{ locale: "klingon!" }, "locale"],
+      [{ timeZone: "Europe/Atlantis" }, "timeZone"],
+      [{ paperSize: "A3" }, "paperSize"],
+      [{ accent: "#fff" }, "accent"],
+    ] as const) {
+      const res = await put(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.message).toContain(field);
+    }
+    expect((await get()).json.data).toEqual(before);
+  });
+
+  it("is for ADMIN only: a reader gets 401 and changes nothing", async () => {
+    const readerTarget = `/tenant/${tenant}`;
+    expect((await get(readerTarget, reader)).status).toBe(401);
+    expect((await put({ locale: "fr-FR" }, readerTarget, reader)).status).toBe(401);
+    expect((await get()).json.data.effective.locale).toBe("de-DE");
+  });
+});
