@@ -1,5 +1,6 @@
 import type { Access, TargetNode } from "../http/access";
 import { badRequest } from "../http/errors";
+import { mailWords } from "./mailWords";
 
 /**
  * The recipient domains a target allows for send-pdf: `mail.allowedRecipientDomains` (a list of
@@ -38,8 +39,8 @@ export function mailingAccount(access: Access): string {
   return access.chain.find((node) => /^tenants\/[^/]+$/.test(node.path))?.path ?? access.chain[0].path;
 }
 
-/** The last lines of every message, which the caller cannot replace: who sent it, from where. */
-export function senderNote(access: Access, sender: string, service: string): string {
+/** The last lines of every message, which the caller cannot replace: who sent it, from where (in the PDF's language). */
+export function senderNote(access: Access, sender: string, service: string, locale: string): string {
   const where = access.chain.map((node) => String(node.data.name ?? node.path)).join(" / ");
-  return `--\nSent by ${sender} from ${where} with ${service}. This note is added by the service; the text above is the sender's.`;
+  return mailWords(locale).note(sender, where, service);
 }

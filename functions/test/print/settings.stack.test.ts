@@ -4,6 +4,7 @@
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { firestore, freshUid } from "../api/fixtures";
+import { URLS } from "../../stack/config";
 import { BASES, call, idTokenFor } from "../helpers";
 import { popplerLines } from "./popplerText";
 
@@ -94,10 +95,16 @@ describe("print settings", () => {
     expect(res.json.data).toMatchObject({ locale: "de-DE", timeZone: "UTC", paperSize: "A4" });
   });
 
-  it("sends the PDF printed with the settings, and says which", async () => {
+  it("sends the PDF printed with the settings, says which, and writes the fixed lines of the email in its language", async () => {
     const { tenantPath } = await hierarchy({ tenant: { locale: "de-DE", paperSize: "Letter" } });
-    const res = await call(url(tenantPath, "send-pdf"), { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "doc", to: "settings@example.com", timeZone: "Europe/Berlin" } });
+    const to = `${freshUid("settings")}@example.com`;
+    const res = await call(url(tenantPath, "send-pdf"), { method: "POST", auth: { bearer: token }, body: { objectInstanceId: "doc", to, timeZone: "Europe/Berlin" } });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "Letter" });
+    const messages = (await call(`${URLS.mailSink}/messages`)).json as { body: { subject: string; personalizations: { to: { email: string }[] }[]; content: { value: string }[] } }[];
+    const mail = messages.find((m) => m.body.personalizations[0].to[0].email === to)!.body;
+    expect(mail.subject).toBe("Settings (PDF)");
+    expect(mail.content[0].value).toContain("Im Anhang finden Sie \u201eSettings\u201c als PDF.");
+    expect(mail.content[0].value).toContain("Gesendet von north-reader@acme.test aus Settings org / Settings tenant mit");
   });
 });

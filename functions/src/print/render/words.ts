@@ -56,19 +56,22 @@ export const WORD_LANGUAGES = Object.keys(TABLES);
 
 const cache = new Map<string, Words>();
 
-/** The words of a locale: its language's (Chinese: by script, Traditional for TW/HK/MO), else English. */
-export function wordsFor(locale: string): Words {
-  let words = cache.get(locale);
-  if (words) return words;
-  let key = "en";
+/** The translated language of a locale: its language (Chinese: by script, Traditional for TW/HK/MO), else "en". */
+export function wordsLanguage(locale: string): string {
   try {
     const tag = new Intl.Locale(locale).maximize();
     const candidate = tag.language === "zh" ? `zh-${tag.script === "Hant" ? "Hant" : "Hans"}` : tag.language;
-    if (candidate in TABLES) key = candidate;
+    return candidate in TABLES ? candidate : "en";
   } catch {
-    // an invalid tag: English
+    return "en"; // an invalid tag
   }
-  const t = TABLES[key];
+}
+
+/** The words of a locale (see wordsLanguage). */
+export function wordsFor(locale: string): Words {
+  let words = cache.get(locale);
+  if (words) return words;
+  const t = TABLES[wordsLanguage(locale)];
   words = {
     ...t,
     page: (n, total) => t.page.replace("{n}", String(n)).replace("{total}", String(total)),

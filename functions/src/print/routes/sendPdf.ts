@@ -8,6 +8,7 @@ import { idField } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
 import { effectiveSettings, settingsOverrides } from "../settings";
 import { idempotent } from "../idempotency";
+import { mailWords } from "../mailWords";
 import { sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
 import { assertRecipientsAllowed, domainOf, mailingAccount, senderNote } from "../recipients";
@@ -99,12 +100,13 @@ export const sendPdf = defineRoute({
       const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body));
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
-      const text = body.message ?? `Please find "${title}" attached as a PDF.`;
+      const words = mailWords(pdf.settings.locale);
+      const text = body.message ?? words.text(title);
       const messageId = await sendMail({
         to: body.to,
         cc: body.cc ?? [],
-        subject: body.subject ?? `${title} (PDF)`,
-        text: `${text}\n\n${senderNote(access, caller.email ?? `user ${caller.uid}`, params.mailFromName.value())}`,
+        subject: body.subject ?? words.subject(title),
+        text: `${text}\n\n${senderNote(access, caller.email ?? `user ${caller.uid}`, params.mailFromName.value(), pdf.settings.locale)}`,
         attachment: { fileName: safeFileName(body.fileName ?? title), bytes: await pdfBytes(pdf) },
       });
       // After the fact: the mail is gone, so a trail that cannot be written is logged, not answered as a failure.
