@@ -1,4 +1,4 @@
-import { defineSecret, defineString } from "firebase-functions/params";
+import { defineInt, defineSecret, defineString } from "firebase-functions/params";
 
 /**
  * Deployment parameters, declared once. firebase-tools lists them at deploy time and asks for
@@ -23,6 +23,11 @@ export const params = {
   /** Comma-separated origins allowed to call the functions from a browser ("*" allows any). */
   corsOrigins: defineString("CORS_ORIGINS", {
     description: "Comma-separated list of browser origins allowed to call the api and print functions.",
+  }),
+  /** Renders that miss the stored PDFs, per user per hour over every target (print and send-pdf). */
+  rendersPerUserPerHour: defineInt("RENDERS_PER_USER_PER_HOUR", {
+    default: 120,
+    description: "New PDFs (renders that miss the stored ones) one user may cause per hour, over every target; beyond it print and send-pdf answer 429.",
   }),
 };
 
@@ -76,7 +81,7 @@ export function sendgridBaseUrl(): string | undefined {
  */
 export const SIGN_IN_FAILURE_LIMITS = { perEmail: 10, perAddress: 100, windowMs: 15 * 60 * 1000 };
 
-const HOUR_MS = 60 * 60 * 1000;
+export const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * send-pdf's quotas, counted in Firestore (each window starts at its first use): sends per user on

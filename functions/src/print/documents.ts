@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { STORAGE_DEADLINE_MS, isEmulator } from "../config";
+import { HOUR_MS, STORAGE_DEADLINE_MS, isEmulator, params } from "../config";
 import { defaultBucket, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
 import { withDeadline } from "../http/deadline";
@@ -12,6 +12,7 @@ import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
 import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExceeded } from "./limits";
 import { plainData } from "./plainData";
+import { consumeQuotas } from "./rateLimit";
 import type { PrintableInstance } from "./render";
 import { settingsKey, type PrintSettings } from "./settings";
 
@@ -147,7 +148,7 @@ export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstan
  * The PDF of one object instance of the target (read by the pipeline: `objectInstance`), rendered
  * and stored, or the one already stored for the same version of the instance.
  */
-export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings): Promise<StoredPdf> {
+export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, renderedBy: string): Promise<StoredPdf> {
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
   const storagePath = pdfObjectName(access, instanceId, instance, settings);
@@ -173,6 +174,10 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken, settings };
   }
 
+  // A render: counted against the user before any work (settings in the body make every request a
+  // new PDF, so renders are counted, not requests); 429 beyond the param.
+  const max = params.rendersPerUserPerHour.value();
+  await consumeQuotas([{ action: "render", subject: renderedBy, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} new PDFs per hour per user (a stored PDF does not count)` }]);
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a

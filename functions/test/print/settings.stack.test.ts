@@ -1,10 +1,13 @@
 // Print settings through the functions: a target's `print` (inherited down the hierarchy), the
 // request's overrides, what the response says, and the stored PDF per settings.
 
+import { createHash } from "node:crypto";
+import { getAuth } from "firebase-admin/auth";
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { firestore, freshUid } from "../api/fixtures";
 import { URLS } from "../../stack/config";
+import { stackAdminApp } from "../../stack/seedStack";
 import { BASES, call, idTokenFor } from "../helpers";
 import { popplerLines } from "./popplerText";
 
@@ -106,5 +109,23 @@ describe("print settings", () => {
     expect(mail.subject).toBe("Settings (PDF)");
     expect(mail.content[0].value).toContain("Im Anhang finden Sie \u201eSettings\u201c als PDF.");
     expect(mail.content[0].value).toContain("Gesendet von north-reader@acme.test aus Settings org / Settings tenant mit");
+  });
+
+  it("counts the renders a user causes, not their requests: a spent quota is 429, a stored PDF still served", async () => {
+    const { tenantPath } = await hierarchy();
+    const uid = freshUid("render-quota");
+    await getAuth(stackAdminApp()).createUser({ uid, email: `${uid}@quota.test`, password: "quota-password" });
+    await firestore().doc(`tenants/${tenantPath.split("/")[2]}/members/${uid}`).set({ permissions: ["READ"] });
+    const user = await idTokenFor(`${uid}@quota.test`, "quota-password");
+    const printAs = (body: object) => call(url(tenantPath, "print"), { method: "POST", auth: { bearer: user }, body: { objectInstanceId: "doc", ...body } });
+    expect((await printAs({})).json.data.cached).toBe(false);
+    // Spend the user's hour (whatever the configured maximum): the counter as consumeQuotas names it.
+    const counter = createHash("sha256").update(`render|${uid}`).digest("hex");
+    await firestore().doc(`rateLimits/${counter}`).update({ count: 1e9 });
+    const refused = await printAs({ paperSize: "Legal" });
+    expect(refused.status).toBe(429);
+    expect(refused.json.message).toMatch(/new PDFs per hour per user/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await printAs({})).json.data.cached).toBe(true); // the stored one: no render, no count
   });
 });

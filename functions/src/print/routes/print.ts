@@ -41,9 +41,14 @@ export const print = defineRoute({
       }),
     }),
   },
-  errors: { 404: "No such object instance in this target.", 422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.", 503: "Cloud Storage unavailable." },
+  errors: {
+    404: "No such object instance in this target.",
+    422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
+    429: "The user caused too many new PDFs this hour (RENDERS_PER_USER_PER_HOUR; a stored PDF does not count); Retry-After says for how long.",
+    503: "Cloud Storage unavailable.",
+  },
   async handle({ access, caller, body, docs: [instance] }) {
-    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body));
+    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid);
     const { url, expiresAt } = await downloadUrl(pdf);
     // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
     await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });

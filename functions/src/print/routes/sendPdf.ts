@@ -82,7 +82,7 @@ export const sendPdf = defineRoute({
     409: "A request with the same Idempotency-Key is still being processed.",
     413: "The PDF is over 20 MB, too large to email.",
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed; or the Idempotency-Key was used for another request.",
-    429: "A send quota is spent: sends per user on this target, recipients per user, or recipients per tenant (Retry-After says for how long).",
+    429: "A quota is spent: sends per user on this target, recipients per user, recipients per tenant, or new PDFs per user (Retry-After says for how long).",
     502: "SendGrid refused or failed the email.",
     503: "Email is not configured, or Cloud Storage is unavailable.",
     504: "SendGrid did not answer within 10 s.",
@@ -97,7 +97,7 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body));
+      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid);
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
