@@ -3,14 +3,30 @@ import { z } from "zod";
 import type { TargetNode } from "../http/access";
 import * as logs from "../logs";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
-import { DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./render/paper";
+import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./render/paper";
 
 /** The settings a PDF is printed with (DESIGN.md: a target's `print`, inherited like `features`). */
 export interface PrintSettings {
   locale: string;
   timeZone: string;
   paperSize: PaperSize;
+  /** "#rrggbb" of headings and rules. */
+  accentColor: string;
+  /** A line of the target's own under every page's footer ("" for none). */
+  footerText: string;
 }
+
+/** The defaults: en-GB, UTC, A4, the service's blue, no footer line. */
+export const DEFAULT_SETTINGS: PrintSettings = {
+  locale: DEFAULT_LOCALE,
+  timeZone: DEFAULT_TIME_ZONE,
+  paperSize: DEFAULT_PAPER_SIZE,
+  accentColor: DEFAULT_ACCENT_COLOR,
+  footerText: "",
+};
+
+const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
+const MAX_FOOTER_TEXT = 200;
 
 const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
 
@@ -19,6 +35,8 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSett
   locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
   timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
   paperSize: (v) => PAPER.find((p) => p === v),
+  accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
+  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.trim() : undefined),
 };
 
 /** Overrides for one request, in the print and send-pdf bodies (400 naming the field when unusable). */
@@ -44,6 +62,9 @@ export const settingsOverrides = {
 };
 
 export type SettingsOverrides = Partial<PrintSettings>;
+
+/** What print and send-pdf answer of the settings used (the three a request may set). */
+export const shownSettings = ({ locale, timeZone, paperSize }: PrintSettings) => ({ locale, timeZone, paperSize });
 
 /** Where an effective setting comes from: the request, a target's document path, or the default. */
 export type SettingSource = "request" | "default" | string;
@@ -74,7 +95,13 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
     sources[key] = "default";
     return fallback;
   };
-  const settings = { locale: pick("locale", DEFAULT_LOCALE), timeZone: pick("timeZone", DEFAULT_TIME_ZONE), paperSize: pick("paperSize", DEFAULT_PAPER_SIZE) };
+  const settings: PrintSettings = {
+    locale: pick("locale", DEFAULT_SETTINGS.locale),
+    timeZone: pick("timeZone", DEFAULT_SETTINGS.timeZone),
+    paperSize: pick("paperSize", DEFAULT_SETTINGS.paperSize),
+    accentColor: pick("accentColor", DEFAULT_SETTINGS.accentColor),
+    footerText: pick("footerText", DEFAULT_SETTINGS.footerText),
+  };
   return { settings, sources };
 }
 
@@ -86,9 +113,17 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
   return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
 }
 
-export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize"];
+export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "accentColor", "footerText"];
+
+/** What a target may set besides the request's overrides: its branding. */
+export const brandingSettings = {
+  // "#rrggbb", e.g. "#1f4e79".
+  accentColor: z.string().regex(ACCENT_COLOR, "must be a colour as #rrggbb").optional().meta({ description: "Colour of headings and rules, #rrggbb", examples: ["#1f4e79"] }),
+  // One line, at most 200 characters.
+  footerText: z.string().max(MAX_FOOTER_TEXT).regex(/^[^\r\n]*$/, "must be a single line").optional().meta({ description: "A line under every page's footer" }),
+};
 
 /** A short hash of the settings, part of the stored PDF's name: other settings, another file. */
 export function settingsKey(settings: PrintSettings): string {
-  return createHash("sha256").update(JSON.stringify([settings.locale, settings.timeZone, settings.paperSize])).digest("hex").slice(0, 12);
+  return createHash("sha256").update(JSON.stringify(SETTING_KEYS.map((key) => settings[key]))).digest("hex").slice(0, 12);
 }

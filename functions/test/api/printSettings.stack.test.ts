@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASES, call, idTokenFor } from "../helpers";
+import { popplerLines } from "../print/popplerText";
 import { apiUrl, firestore, freshUid } from "./fixtures";
 
 describe("GET and PUT /api/{target}/print-settings", () => {
@@ -28,28 +29,31 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       statusCode: 200,
       message: expect.any(String),
       data: {
-        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter" },
-        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}` },
+        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", accentColor: "#1c4073", footerText: "" },
+        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, accentColor: "default", footerText: "default" },
         own: { paperSize: "Letter" },
       },
     });
   });
 
   it("sets the target's own settings (ADMIN), inherited below it and used by print; a key left out is inherited again", async () => {
-    const saved = await put({ locale: "de-de", timeZone: "Europe/Berlin" });
+    const saved = await put({ locale: "de-de", timeZone: "Europe/Berlin", accentColor: "#1F4E79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" });
     expect(saved.status).toBe(200);
+    const t = `tenants/${tenant}`;
     expect(saved.json.data).toEqual({
-      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" },
-      sources: { locale: `tenants/${tenant}`, timeZone: `tenants/${tenant}`, paperSize: "default" },
-      own: { locale: "de-DE", timeZone: "Europe/Berlin" },
+      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
+      sources: { locale: t, timeZone: t, paperSize: "default", accentColor: t, footerText: t },
+      own: { locale: "de-DE", timeZone: "Europe/Berlin", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
     });
     expect((await get()).json.data).toEqual(saved.json.data);
     const division = await get(`${target()}/division/ops`);
-    expect(division.json.data.effective).toEqual({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" });
+    expect(division.json.data.effective).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79" });
     expect(division.json.data.own).toEqual({});
     const printed = await call(`${BASES.print.functionUrl}${target()}/division/ops/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "doc" } });
     expect(printed.status).toBe(201);
     expect(printed.json.data).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4" });
+    const pdf = new Uint8Array(await (await fetch(printed.json.data.downloadUrl)).arrayBuffer());
+    expect(popplerLines(pdf).join("\n")).toContain("Acme Nord GmbH · Geschäftsführung: E. Muster");
     // The change is on the audit trail of the tenant and of the organization above it.
     const events = await call(apiUrl(`${target()}/audit-events?action=printSettings.updated`), { auth: { bearer: orgAdmin } });
     expect(events.json.data[0]).toMatchObject({ action: "printSettings.updated", subject: "print-settings", target: `tenants/${tenant}`, details: { locale: "de-DE", timeZone: "Europe/Berlin" } });
@@ -61,6 +65,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       [{ locale: "klingon!" }, "locale"],
       [{ timeZone: "Europe/Atlantis" }, "timeZone"],
       [{ paperSize: "A3" }, "paperSize"],
+      [{ accentColor: "blue" }, "accentColor"],
+      [{ footerText: "two\nlines" }, "footerText"],
       [{ accent: "#fff" }, "accent"],
     ] as const) {
       const res = await put(body);

@@ -2,9 +2,10 @@
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, type PDFRawStream } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { PAPER_SIZES, renderInstancePdf, WORD_LANGUAGES, wordsFor, type PrintableInstance, type RenderOptions } from "../../src/print/render";
+import { streamData } from "./pdfText";
 import { popplerLines } from "./popplerText";
 
 const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as { documents: Record<string, PrintableInstance> };
@@ -94,5 +95,20 @@ describe("paper size", () => {
     const [a4, letter, legal] = [await pages("A4"), await pages("Letter"), await pages("Legal")];
     expect(legal).toBeLessThan(a4);
     expect(letter).toBeGreaterThanOrEqual(a4);
+  });
+});
+
+describe("branding", () => {
+  it("draws headings and rules in the accent colour, and the target's footer line on every page", async () => {
+    const pdf = await render(demo.documents["tenants/acme-north/objectInstances/audit-long"], { accentColor: "#ff8000", footerText: "Acme North Ltd · Registered in England 01234567" });
+    const doc = await PDFDocument.load(pdf.bytes, { updateMetadata: false });
+    const contents = doc.getPages().map((p) => {
+      const stream = p.node.Contents();
+      return stream && "getContents" in stream ? streamData(stream as PDFRawStream).toString("latin1") : "";
+    });
+    expect(contents[0]).toContain("1 0.5 0 RG"); // the rule under the header, #ff8000
+    expect(contents[0]).not.toContain("0.11 0.25 0.45 RG");
+    const lines = popplerLines(pdf.bytes).join("\n");
+    expect(lines.split("Acme North Ltd · Registered in England 01234567").length - 1).toBe(pdf.pageCount);
   });
 });

@@ -4,19 +4,19 @@ import { db, firestoreSdk } from "../../firebase";
 import type { TargetNode } from "../../http/access";
 import { defineRoute } from "../../http/routes";
 import { PAPER_SIZES, type PaperSize } from "../../print/render/paper";
-import { CHECKS, SETTING_KEYS, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
+import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
 
 const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
 
-const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER) };
+const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER), accentColor: z.string(), footerText: z.string() };
 
 /** What a target prints with, where each value comes from, and what the target sets itself. */
 const printSettingsData = z.strictObject({
   effective: z.strictObject(settingsShape).describe("What PDFs of this target are printed with when a request sets nothing."),
   sources: z
-    .strictObject({ locale: z.string(), timeZone: z.string(), paperSize: z.string() })
+    .strictObject({ locale: z.string(), timeZone: z.string(), paperSize: z.string(), accentColor: z.string(), footerText: z.string() })
     .describe("Where each effective value comes from: a target's document path (this one or one above it), or 'default'."),
-  own: z.strictObject({ locale: settingsShape.locale.optional(), timeZone: settingsShape.timeZone.optional(), paperSize: settingsShape.paperSize.optional() }).describe("The values this target sets itself (usable ones)."),
+  own: z.strictObject(Object.fromEntries(Object.entries(settingsShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof settingsShape]: z.ZodOptional<(typeof settingsShape)[K]> }).describe("The values this target sets itself (usable ones)."),
 });
 
 function describeSettings(chain: readonly TargetNode[]): z.infer<typeof printSettingsData> {
@@ -54,7 +54,7 @@ export const putPrintSettings = defineRoute({
   path: "/print-settings",
   summary: "Set the print settings of a target (keys left out are inherited from the targets above)",
   anyOf: ["ADMIN"],
-  body: z.strictObject(settingsOverrides),
+  body: z.strictObject({ ...settingsOverrides, ...brandingSettings }),
   transactional: true,
   response: response("The settings, as they are now."),
   errors: { 400: "An unknown locale, time zone or paper size (the message names the field)." },

@@ -1,4 +1,9 @@
+// Settings of a page that need no renderer to be read (the settings routes import them).
+
 /** Portrait paper sizes, width x height in PDF points. */
 export const PAPER_SIZES = { A4: [595.28, 841.89], Letter: [612, 792], Legal: [612, 1008] } as const;
 export type PaperSize = keyof typeof PAPER_SIZES;
 export const DEFAULT_PAPER_SIZE: PaperSize = "A4";
+
+/** The accent colour (headings and rules) when the settings name none. */
+export const DEFAULT_ACCENT_COLOR = "#1c4073";

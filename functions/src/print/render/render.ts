@@ -14,7 +14,7 @@
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
 import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
-import { DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./paper";
+import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./paper";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
@@ -24,6 +24,7 @@ const MARGIN_X = 50;
 const CONTENT_BOTTOM = 60;
 const FOOTER_RULE = 46;
 const FOOTER_BASELINE = 34;
+const FOOTER_TEXT_BASELINE = 23;
 
 /** The boxes of a page of one paper size: margins stay, the content area and the table widths follow the paper. */
 class Page {
@@ -73,7 +74,11 @@ const SMALL_SIZE = 7.5;
 const INK = "0.1 0.1 0.1";
 const LABEL_INK = "0.3 0.3 0.3";
 const MUTED = "0.5 0.5 0.5";
-const ACCENT = "0.11 0.25 0.45";
+/** "#rrggbb" as PDF colour operands, or undefined when it is not such a colour. */
+function rgbOperands(hex: unknown): string | undefined {
+  const m = typeof hex === "string" ? /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex) : null;
+  return m ? m.slice(1).map((h) => n(parseInt(h, 16) / 255)).join(" ") : undefined;
+}
 const RULE = "0.8 0.8 0.8";
 const GRID = "0.72 0.72 0.72";
 const HEADER_FILL = "0.92 0.93 0.95";
@@ -516,10 +521,12 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER, fmt);
 
   const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}`, locale);
+  const accent = rgbOperands(options.accentColor) ?? rgbOperands(DEFAULT_ACCENT_COLOR)!;
+  const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
   const fonts = new DocumentFonts();
   const s: Styles = {
-    title: { bold: true, size: TITLE_SIZE, color: ACCENT },
-    section: { bold: true, size: SECTION_SIZE, color: ACCENT },
+    title: { bold: true, size: TITLE_SIZE, color: accent },
+    section: { bold: true, size: SECTION_SIZE, color: accent },
     label: { bold: true, size: LABEL_SIZE, color: LABEL_INK },
     value: { bold: false, size: VALUE_SIZE, color: INK },
     muted: { bold: false, size: VALUE_SIZE, color: MUTED },
@@ -561,7 +568,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   labelValueRow(canvas, s, fmt.words.objectType, objectTypeName, false);
   labelValueRow(canvas, s, fmt.words.target, targetName, false);
   canvas.y -= 4;
-  canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, canvas.y, 1.2, ACCENT);
+  canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, canvas.y, 1.2, accent);
   canvas.y -= 6;
 
   const sections = asArray(read(instance, "sections"));
@@ -577,7 +584,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       leading: SECTION_LEADING,
       padTop: 14,
       padBottom: 4,
-      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, bottom, 0.8, ACCENT),
+      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, bottom, 0.8, accent),
     });
     canvas.y -= 1;
     if (fields.length === 0) {
@@ -610,6 +617,11 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       showLine(fonts, small, canvas.left(MARGIN_X, footerWidth), footerWidth, FOOTER_BASELINE, footer, canvas.mirror),
       showLine(fonts, small, canvas.left(MARGIN_X + page.contentWidth - labelWidth, labelWidth), labelWidth, FOOTER_BASELINE, pageLabel, !canvas.mirror),
     );
+    // The target's own footer line, under the generated one.
+    if (footerText) {
+      const line = docText.fit(footerText, false, (page.contentWidth * 1000) / SMALL_SIZE);
+      ops.push(showLine(fonts, small, MARGIN_X, page.contentWidth, FOOTER_TEXT_BASELINE, line, canvas.mirror || line.rtl));
+    }
     return ops.join("\n");
   });
 

@@ -54,6 +54,10 @@ export interface RenderOptions {
   timeZone?: string;
   /** Portrait paper: "A4" (default), "Letter" or "Legal". */
   paperSize?: string;
+  /** "#rrggbb" of headings and rules (default #1c4073). */
+  accentColor?: string;
+  /** A line of the target's own under every page's footer (default none). */
+  footerText?: string;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
 }

@@ -3,7 +3,7 @@ import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance } from "../documents";
-import { effectiveSettings, settingsOverrides } from "../settings";
+import { effectiveSettings, settingsOverrides, shownSettings } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1), and settings for this PDF only. */
@@ -54,7 +54,7 @@ export const print = defineRoute({
     await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
-      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...pdf.settings },
+      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...shownSettings(pdf.settings) },
     };
   },
 });

@@ -6,7 +6,7 @@ import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
-import { effectiveSettings, settingsOverrides } from "../settings";
+import { effectiveSettings, settingsOverrides, shownSettings } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
 import { sendMail } from "../mail";
@@ -114,7 +114,7 @@ export const sendPdf = defineRoute({
       await audit(access, caller, { action: "pdf.mailed", subject: instance.id, details: { ...pdfDetails(instance, pdf), recipients: recipients.length, recipientDomains: domains, messageId } }).catch(logs.auditEventLost);
       return {
         message: "PDF sent.",
-        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId, ...pdf.settings },
+        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId, ...shownSettings(pdf.settings) },
       };
     });
   },
