@@ -68,6 +68,15 @@ describe("POST /print/{target}/print", () => {
     for (const word of ["山田太郎", "张伟", "김민준", "فاطمة", "שרה", "प्रिया", "অমিত", "கார்த்திக்", "สมชาย", "ភ្នំពេញ", "👍🏽"]) expect(text).toContain(word);
   });
 
+  it("renders again once the stored PDF is gone (the bucket's lifecycle rule deletes them after 30 days)", async () => {
+    const first = await print("/tenant/acme-north", "inspection-short");
+    expect(first.status).toBe(201);
+    await bucket().file(first.json.data.storagePath).delete();
+    const again = await print("/tenant/acme-north", "inspection-short");
+    expect(again.json.data).toMatchObject({ cached: false, storagePath: first.json.data.storagePath });
+    expect((await bucket().file(first.json.data.storagePath).exists())[0]).toBe(true);
+  });
+
   it("reuses the stored PDF of the same version, and renders anew when the instance changes", async () => {
     const instanceId = `cache-${Date.now()}`;
     const ref = firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`);
