@@ -117,7 +117,9 @@ export type DisplayValue =
   /** Wrapped paragraphs spanning the page width; line breaks are the author's. */
   | { kind: "paragraphs"; text: string }
   /** Cells are final text; "" is an empty cell. Every row has `columns.length` cells. */
-  | { kind: "table"; columns: string[]; rows: string[][]; numeric: boolean[] };
+  | { kind: "table"; columns: string[]; rows: string[][]; numeric: boolean[] }
+  /** A picture from the bucket, by storage path, with its caption; a signature stands on a rule. */
+  | { kind: "image"; storagePath: string; caption: string; signature: boolean };
 
 /** en-GB, UTC: a date-time as the default document prints it. */
 export const formatDateTime = (date: Date): string => defaults().dateTime(date);
@@ -329,6 +331,35 @@ function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
   return { kind: "table", columns, rows, numeric };
 }
 
+/** `{ storagePath, caption? }` of an image or signature field, else undefined. */
+function imageOf(value: unknown): { storagePath: string; caption: string } | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  try {
+    const { storagePath, caption } = value as { storagePath?: unknown; caption?: unknown };
+    if (typeof storagePath !== "string" || storagePath.trim() === "") return undefined;
+    return { storagePath, caption: typeof caption === "string" ? caption : "" };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The storage paths of every image and signature field of an instance (what the caller prepares). */
+export function imagePaths(instance: unknown): string[] {
+  const paths = new Set<string>();
+  const sections = (instance as { sections?: unknown } | null)?.sections;
+  for (const section of Array.isArray(sections) ? sections : []) {
+    const fields = (section as { fields?: unknown } | null)?.fields;
+    for (const field of Array.isArray(fields) ? fields : []) {
+      const f = field as { type?: unknown; value?: unknown } | null;
+      if (f && (f.type === "image" || f.type === "signature")) {
+        const picture = imageOf(f.value);
+        if (picture) paths.add(picture.storagePath);
+      }
+    }
+  }
+  return [...paths];
+}
+
 /** How one field is printed. Never throws. */
 export function displayValue(type: unknown, value: unknown, fmt: Formatter = defaults()): DisplayValue {
   if (isEmptyValue(value)) return { kind: "empty" };
@@ -379,6 +410,12 @@ export function displayValue(type: unknown, value: unknown, fmt: Formatter = def
     case "longtext":
       if (typeof value === "string") return { kind: "paragraphs", text: value };
       break;
+    case "image":
+    case "signature": {
+      const picture = imageOf(value);
+      if (picture) return { kind: "image", ...picture, signature: type === "signature" };
+      break;
+    }
     default:
       // text, email, url, choice and unknown types: a string prints as it is.
       break;

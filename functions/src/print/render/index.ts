@@ -7,6 +7,7 @@ export type {
   PrintableFieldType,
   PrintableInstance,
   PrintableSection,
+  PreparedImage,
   RenderedPdf,
   RenderOptions,
 } from "./types";
@@ -21,6 +22,7 @@ export {
   supportedLocale,
   supportedTimeZone,
   displayValue,
+  imagePaths,
   formatDateTime,
   formatNumber,
   formatTimestamp,

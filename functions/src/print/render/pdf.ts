@@ -12,6 +12,7 @@ import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, type PDFCo
 import type { Face } from "./text/fonts";
 import type { Line } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
+import type { PreparedImage } from "./types";
 
 export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
 
@@ -20,7 +21,7 @@ export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
  * about 25 µs whatever the size (measured), a document of many scripts has dozens of small ToUnicode
  * maps and subsets, and compressing one saves a few hundred bytes.
  */
-function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number> = {}): PDFRawStream {
+function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}): PDFRawStream {
   if (bytes.length < 1024) return PDFRawStream.of(context.obj(dict), bytes);
   return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level: 6 }));
 }
@@ -289,6 +290,43 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number): s
   return out;
 }
 
+/** The pictures one document shows, each embedded once however often it is drawn (Im1, Im2, ...). */
+export class DocumentImages {
+  private readonly uses = new Map<PreparedImage, string>();
+
+  /** The picture's resource name, registering it on first use. */
+  use(image: PreparedImage): string {
+    let name = this.uses.get(image);
+    if (!name) {
+      name = `Im${this.uses.size + 1}`;
+      this.uses.set(image, name);
+    }
+    return name;
+  }
+
+  /** Writes every picture as an image XObject (a JPEG as it is; pixels compressed, alpha as a soft mask). */
+  embed(context: PDFContext): Record<string, PDFRef> {
+    const refs: Record<string, PDFRef> = {};
+    for (const [image, name] of this.uses) {
+      const colorSpace = image.channels === 3 ? "DeviceRGB" : "DeviceGray";
+      const dict = { Type: "XObject", Subtype: "Image", Width: image.width, Height: image.height, ColorSpace: colorSpace, BitsPerComponent: 8 };
+      if (image.format === "jpeg") {
+        refs[name] = context.register(PDFRawStream.of(context.obj({ ...dict, Filter: "DCTDecode" }), image.bytes));
+        continue;
+      }
+      const mask = image.alpha
+        ? context.register(streamOf(context, image.alpha, { Type: "XObject", Subtype: "Image", Width: image.width, Height: image.height, ColorSpace: "DeviceGray", BitsPerComponent: 8 }))
+        : undefined;
+      refs[name] = context.register(streamOf(context, image.pixels, { ...dict, ...(mask && { SMask: mask }) }));
+    }
+    return refs;
+  }
+
+  get count(): number {
+    return this.uses.size;
+  }
+}
+
 export interface PdfMetadata {
   title: string;
   subject: string;
@@ -308,6 +346,7 @@ export async function assemblePdf(
   pageContents: readonly string[],
   fonts: readonly FontUse[],
   meta: PdfMetadata,
+  images?: DocumentImages,
 ): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const context = doc.context;
@@ -316,7 +355,10 @@ export async function assemblePdf(
   const fontRefs = used.map(() => context.nextRef());
   const fontDict: Record<string, PDFRef> = {};
   used.forEach((f, i) => (fontDict[f.resource] = fontRefs[i]));
-  const resourcesRef = context.register(context.obj({ Font: fontDict, ProcSet: ["PDF", "Text"] }));
+  const xObjects = images?.count ? images.embed(context) : undefined;
+  const resourcesRef = context.register(
+    context.obj({ Font: fontDict, ...(xObjects && { XObject: xObjects }), ProcSet: xObjects ? ["PDF", "Text", "ImageB", "ImageC"] : ["PDF", "Text"] }),
+  );
 
   const idHash = createHash("md5");
   for (const content of pageContents) {

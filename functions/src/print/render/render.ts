@@ -12,10 +12,10 @@
 // section heading with the start of its first field.
 
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
-import { assemblePdf, DocumentFonts, lineOperators, num as n } from "./pdf";
+import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./paper";
-import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
+import type { PreparedImage, PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
 export const PAGE_WIDTH = PAPER_SIZES.A4[0];
@@ -113,6 +113,9 @@ class Canvas {
     private readonly maxPages: number,
     readonly docText: DocumentText,
     readonly fmt: Formatter,
+    /** The pictures the caller prepared, by storage path, and those this document embeds. */
+    readonly pictures: ReadonlyMap<string, PreparedImage>,
+    readonly images: DocumentImages,
     readonly fonts: DocumentFonts,
     /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
     readonly mirror: boolean,
@@ -481,7 +484,51 @@ function field(canvas: Canvas, s: Styles, rawField: unknown): void {
     case "table":
       table(canvas, s, label, display);
       return;
+    case "image":
+      picture(canvas, s, label, display);
+      return;
   }
+}
+
+/** Largest drawn size of a photo and of a signature, in points: a photo up to the value column's width. */
+const PHOTO_MAX_HEIGHT = 260;
+const SIGNATURE_MAX_HEIGHT = 70;
+/** Pixels per inch a picture is drawn at when it is small enough to need no scaling down. */
+const PICTURE_PPI = 150;
+
+/**
+ * An image or signature field: its label, the picture in the value column (scaled to fit, never
+ * enlarged past PICTURE_PPI), a signature standing on a rule, the caption under it. A picture the
+ * caller did not prepare (outside the target's folder, missing, unreadable) prints "image unavailable".
+ */
+function picture(canvas: Canvas, s: Styles, label: string, display: Extract<DisplayValue, { kind: "image" }>): void {
+  const image = canvas.pictures.get(display.storagePath);
+  if (!image) {
+    labelValueRow(canvas, s, label, `[${canvas.fmt.words.imageUnavailable}]${display.caption ? ` ${display.caption}` : ""}`);
+    return;
+  }
+  const maxHeight = display.signature ? SIGNATURE_MAX_HEIGHT : PHOTO_MAX_HEIGHT;
+  let width = (image.width * 72) / PICTURE_PPI;
+  let height = (image.height * 72) / PICTURE_PPI;
+  const fit = Math.min(1, canvas.page.valueWidth / width, maxHeight / height);
+  width *= fit;
+  height *= fit;
+  const caption = display.caption ? wrap(canvas, s.muted, display.caption, canvas.page.valueWidth) : [];
+  const labelLines = wrap(canvas, s.label, label, LABEL_WIDTH);
+  const ruleGap = display.signature ? 4 : 0;
+  const total = ROW_PAD + Math.max(height + ruleGap + caption.length * ROW_LEADING, labelLines.length * ROW_LEADING) + ROW_PAD;
+  canvas.ensure(total);
+  const top = canvas.y;
+  const offset = baselineIn(ROW_LEADING, LABEL_SIZE);
+  labelLines.forEach((line, i) => canvas.text(s.label, MARGIN_X, LABEL_WIDTH, top - ROW_PAD - i * ROW_LEADING - offset, line));
+  const x = canvas.left(VALUE_X, width);
+  const y = top - ROW_PAD - height;
+  canvas.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(y)} cm /${canvas.images.use(image)} Do Q`);
+  if (display.signature) canvas.hline(VALUE_X, VALUE_X + Math.max(width, 120), y - 2, 0.6, INK);
+  const captionOffset = baselineIn(ROW_LEADING, VALUE_SIZE);
+  caption.forEach((line, i) => canvas.text(s.muted, VALUE_X, canvas.page.valueWidth, y - ruleGap - i * ROW_LEADING - captionOffset, line));
+  canvas.y = top - total;
+  canvas.hline(MARGIN_X, MARGIN_X + canvas.page.contentWidth, canvas.y, 0.5, RULE);
 }
 
 function asArray(value: unknown): unknown[] {
@@ -524,6 +571,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const accent = rgbOperands(options.accentColor) ?? rgbOperands(DEFAULT_ACCENT_COLOR)!;
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
   const fonts = new DocumentFonts();
+  const images = new DocumentImages();
   const s: Styles = {
     title: { bold: true, size: TITLE_SIZE, color: accent },
     section: { bold: true, size: SECTION_SIZE, color: accent },
@@ -553,6 +601,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     options.maxPages ?? Infinity,
     docText,
     fmt,
+    options.images instanceof Map ? options.images : new Map(),
+    images,
     fonts,
     docText.settings.rtl,
     page,
@@ -631,6 +681,6 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     keywords: [instanceId],
     date: generatedAt,
     language: docText.settings.language,
-  });
+  }, images);
     return { bytes, pageCount, missingCharacters: docText.missing };
 }

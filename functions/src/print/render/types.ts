@@ -13,7 +13,9 @@ export type PrintableFieldType =
   | "multichoice"
   | "email"
   | "url"
-  | "table";
+  | "table"
+  | "image"
+  | "signature";
 
 export interface PrintableField {
   label: string;
@@ -21,7 +23,8 @@ export interface PrintableField {
   /**
    * As stored: text/longtext/email/url/choice: string; number: number; date: "YYYY-MM-DD";
    * datetime: ISO 8601 string; boolean; multichoice: string[];
-   * table: { columns: string[], rows: { cells: (string | number | null)[] }[] }.
+   * table: { columns: string[], rows: { cells: (string | number | null)[] }[] };
+   * image, signature: { storagePath: string, caption?: string } (the picture from RenderOptions.images).
    * Empty: null, "", [] or missing. A value of another shape is printed as text.
    */
   value: unknown;
@@ -58,6 +61,11 @@ export interface RenderOptions {
   accentColor?: string;
   /** A line of the target's own under every page's footer (default none). */
   footerText?: string;
+  /**
+   * The pictures of image and signature fields, prepared by the caller (read, checked, scaled), by
+   * storage path. A field whose picture is not here prints the locale's "image unavailable".
+   */
+  images?: ReadonlyMap<string, PreparedImage>;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
 }
@@ -68,3 +76,11 @@ export interface RenderedPdf {
   /** Characters that no font has, printed as U+FFFD (for the log). */
   missingCharacters: number;
 }
+
+/**
+ * A picture ready to embed: JPEG bytes as they are (photos), or 8-bit pixels, RGB or grey, with an
+ * optional alpha channel of the same size (signatures on a transparent background).
+ */
+export type PreparedImage =
+  | { format: "jpeg"; bytes: Uint8Array; width: number; height: number; channels: 1 | 3 }
+  | { format: "pixels"; pixels: Uint8Array; alpha?: Uint8Array; width: number; height: number; channels: 1 | 3 };
