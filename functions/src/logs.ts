@@ -38,6 +38,11 @@ export function unusablePrintSetting(targetPath: string, setting: string): void 
   logger.warn(`Print setting '${setting}' of ${targetPath} cannot be used; the inherited or default value is printed`, withRequest({ targetPath, setting }));
 }
 
+/** A picture of an image or signature field is not printed ("image unavailable"): why, never the path (it may name another target). */
+export function pictureRefused(reason: string): void {
+  logger.warn(`A picture is not printed: ${reason}`, withRequest({ reason }));
+}
+
 /** An email went out but its audit event could not be written. */
 export function auditEventLost(error: unknown): void {
   const err = asError(error);

@@ -14,6 +14,8 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExcee
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
 import type { PrintableInstance } from "./render";
+import { pictureObjects, picturesVersion, preparePictures } from "./pictures";
+import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
 
 /** Where generated PDFs live in the default bucket (SPEC.md section 8). */
@@ -49,10 +51,10 @@ export interface StoredPdf {
  * instance it shows and a hash of the settings it is printed with. No input can steer it outside
  * `generated-pdfs/{target}/{instanceId}/`.
  */
-export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings): string {
+export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings, pictures = ""): string {
   const updated = instance.updateTime!;
   const version = `${updated.seconds}${String(updated.nanoseconds).padStart(9, "0")}`;
-  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings)}.pdf`;
+  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings, pictures)}.pdf`;
 }
 
 /** A file name safe everywhere (ASCII letters, digits, space . _ -), ending in .pdf. */
@@ -151,11 +153,13 @@ export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstan
 export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, renderedBy: string): Promise<StoredPdf> {
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
-  const storagePath = pdfObjectName(access, instanceId, instance, settings);
+  const stored = instance.data()!;
+  // The pictures it may show, and their versions: part of the stored PDF's name.
+  const pictures = await pictureObjects(access, imagePaths(stored), (path) => defaultBucket().file(path), storage);
+  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures));
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
-  const stored = instance.data()!;
   const title = titleOf(stored);
   const file = defaultBucket().file(storagePath);
   // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
@@ -187,7 +191,10 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   try {
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
     const data = printable(stored);
-    pdf = await oneRenderAtATime(() => renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings }));
+    pdf = await oneRenderAtATime(async () => {
+      const images = await preparePictures(pictures, storage);
+      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images });
+    });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
     throw rememberFailure(storagePath, error instanceof PageLimitExceeded ? pageLimitExceeded() : error);

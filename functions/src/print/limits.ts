@@ -73,7 +73,7 @@ export function measureInstance(instance: unknown): Measure {
   return m;
 }
 
-const tooLarge = (what: string, has: number, limit: number) =>
+export const tooLarge = (what: string, has: number, limit: number) =>
   new HttpError(422, `The object instance is too large to print: it has ${has.toLocaleString("en-GB")} ${what}; the limit is ${limit.toLocaleString("en-GB")}.`);
 
 /** Throws 422 naming the first limit the instance exceeds. */

@@ -123,7 +123,7 @@ export const brandingSettings = {
   footerText: z.string().max(MAX_FOOTER_TEXT).regex(/^[^\r\n]*$/, "must be a single line").optional().meta({ description: "A line under every page's footer" }),
 };
 
-/** A short hash of the settings, part of the stored PDF's name: other settings, another file. */
-export function settingsKey(settings: PrintSettings): string {
-  return createHash("sha256").update(JSON.stringify(SETTING_KEYS.map((key) => settings[key]))).digest("hex").slice(0, 12);
+/** A short hash of the settings (and the pictures' versions), part of the stored PDF's name: other settings, another file. */
+export function settingsKey(settings: PrintSettings, pictures = ""): string {
+  return createHash("sha256").update(JSON.stringify([...SETTING_KEYS.map((key) => settings[key]), pictures])).digest("hex").slice(0, 12);
 }

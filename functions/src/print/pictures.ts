@@ -1,0 +1,147 @@
+// The pictures of an instance's image and signature fields, read from the default bucket for the
+// renderer. Tenant isolation: only objects under `uploads/{target document path}/` are read (DESIGN.md);
+// another path prints "image unavailable" and is logged. Reads and decoding are bounded per document
+// (422 beyond), and every picture is scaled down to print resolution before it is embedded.
+
+import type { File } from "@google-cloud/storage";
+import type { Access } from "../http/access";
+import * as logs from "../logs";
+import { tooLarge } from "./limits";
+import type { PreparedImage } from "./render";
+
+export const PICTURE_LIMITS = {
+  /** Pictures one document may show. */
+  pictures: 50,
+  /** Bytes of one stored picture, and of all of a document's. */
+  bytesPerPicture: 15 * 1024 * 1024,
+  bytes: 60 * 1024 * 1024,
+  /** Pixels decoded, over all of a document's pictures (a 12-megapixel photo is 12 million). */
+  pixels: 250_000_000,
+  /** The long side of a picture as embedded: about 200 ppi across the value column, 300 ppi for a signature. */
+  longSide: 1000,
+} as const;
+
+/** A stored picture the document may show, as its metadata names it. */
+export interface PictureObject {
+  path: string;
+  generation: string;
+  size: number;
+  file: File;
+}
+
+/** Whether a storage path lies in the target's own uploads folder (no dot segments, no empty segments). */
+export function inTargetFolder(access: Access, path: string): boolean {
+  const prefix = `uploads/${access.path}/`;
+  if (!path.startsWith(prefix) || path.length > 1024) return false;
+  return path
+    .slice(prefix.length)
+    .split("/")
+    .every((segment) => segment !== "" && segment !== "." && segment !== "..");
+}
+
+/**
+ * The pictures of `paths` the document may show, with their generations (part of the stored PDF's
+ * name: a new upload, a new PDF). Paths outside the target's folder and missing objects are left out
+ * (logged): the renderer prints "image unavailable" for them.
+ */
+export async function pictureObjects(
+  access: Access,
+  paths: readonly string[],
+  fileOf: (path: string) => File,
+  storage: <T>(operation: () => Promise<T>) => Promise<T>,
+): Promise<PictureObject[]> {
+  if (paths.length > PICTURE_LIMITS.pictures) throw tooLarge("pictures", paths.length, PICTURE_LIMITS.pictures);
+  const allowed = paths.filter((path) => {
+    if (inTargetFolder(access, path)) return true;
+    logs.pictureRefused("outside the target's uploads folder");
+    return false;
+  });
+  const found = await Promise.all(
+    allowed.map(async (path) => {
+      const file = fileOf(path);
+      const metadata = await storage(() =>
+        file.getMetadata().then(
+          ([m]) => m,
+          (error: { code?: unknown }) => {
+            if (error.code === 404) return undefined;
+            throw error;
+          },
+        ),
+      );
+      if (!metadata) {
+        logs.pictureRefused("no such object");
+        return undefined;
+      }
+      return { path, generation: String(metadata.generation ?? ""), size: Number(metadata.size ?? 0), file };
+    }),
+  );
+  const pictures = found.filter((p): p is PictureObject => p !== undefined);
+  let bytes = 0;
+  for (const p of pictures) {
+    if (p.size > PICTURE_LIMITS.bytesPerPicture) throw tooLarge("bytes in one picture", p.size, PICTURE_LIMITS.bytesPerPicture);
+    bytes += p.size;
+  }
+  if (bytes > PICTURE_LIMITS.bytes) throw tooLarge("bytes of pictures", bytes, PICTURE_LIMITS.bytes);
+  return pictures;
+}
+
+/**
+ * Downloads and prepares each picture: EXIF orientation applied, scaled down so that its long side is
+ * at most PICTURE_LIMITS.longSide, a picture without transparency as JPEG, one with it as pixels and
+ * alpha (signatures). A file that is not a JPEG or PNG, or cannot be decoded, is left out (logged).
+ */
+export async function preparePictures(pictures: readonly PictureObject[], storage: <T>(operation: () => Promise<T>) => Promise<T>): Promise<Map<string, PreparedImage>> {
+  const prepared = new Map<string, PreparedImage>();
+  if (pictures.length === 0) return prepared;
+  // Loaded on the first document with pictures: sharp (libvips) is a native module a text-only print never needs.
+  const { default: sharp } = await import("sharp");
+  let pixels = 0;
+  for (const picture of pictures) {
+    const [bytes] = await storage(() => picture.file.download());
+    let image: ReturnType<typeof sharp>;
+    let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
+    try {
+      image = sharp(bytes, { limitInputPixels: PICTURE_LIMITS.pixels, failOn: "error" });
+      meta = await image.metadata();
+    } catch {
+      logs.pictureRefused("not a readable image");
+      continue;
+    }
+    if (meta.format !== "jpeg" && meta.format !== "png") {
+      logs.pictureRefused(`a ${meta.format ?? "unknown"} file, not JPEG or PNG`);
+      continue;
+    }
+    pixels += (meta.width ?? 0) * (meta.height ?? 0);
+    if (pixels > PICTURE_LIMITS.pixels) throw tooLarge("pixels in pictures", pixels, PICTURE_LIMITS.pixels);
+    const scaled = image.rotate().resize({ width: PICTURE_LIMITS.longSide, height: PICTURE_LIMITS.longSide, fit: "inside", withoutEnlargement: true });
+    try {
+      if (!meta.hasAlpha) {
+        const grey = meta.channels === 1 || meta.space === "b-w";
+        const { data, info } = await (grey ? scaled.toColourspace("b-w") : scaled.toColourspace("srgb")).jpeg({ quality: 82, mozjpeg: true }).toBuffer({ resolveWithObject: true });
+        prepared.set(picture.path, { format: "jpeg", bytes: new Uint8Array(data), width: info.width, height: info.height, channels: grey ? 1 : 3 });
+      } else {
+        const { data, info } = await scaled.toColourspace("srgb").ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+        const count = info.width * info.height;
+        const rgb = new Uint8Array(count * 3);
+        const alpha = new Uint8Array(count);
+        for (let i = 0; i < count; i++) {
+          rgb[i * 3] = data[i * 4];
+          rgb[i * 3 + 1] = data[i * 4 + 1];
+          rgb[i * 3 + 2] = data[i * 4 + 2];
+          alpha[i] = data[i * 4 + 3];
+        }
+        prepared.set(picture.path, { format: "pixels", pixels: rgb, alpha, width: info.width, height: info.height, channels: 3 });
+      }
+    } catch {
+      logs.pictureRefused("not a readable image");
+    }
+  }
+  return prepared;
+}
+
+/** The pictures' versions, for the stored PDF's name: another upload, another PDF. */
+export const picturesVersion = (pictures: readonly PictureObject[]): string =>
+  pictures
+    .map((p) => `${p.path}#${p.generation}`)
+    .sort()
+    .join("|");
