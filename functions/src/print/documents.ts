@@ -14,7 +14,7 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExcee
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
 import type { PrintableInstance } from "./render";
-import { pictureObjects, picturesVersion, preparePictures } from "./pictures";
+import { metadataIfExists, pictureObjects, picturesVersion, preparePictures } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
 
@@ -163,15 +163,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const title = titleOf(stored);
   const file = defaultBucket().file(storagePath);
   // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
-  const metadata = await storage(() =>
-    file.getMetadata().then(
-      ([m]) => m,
-      (error: { code?: unknown }) => {
-        if (error.code === 404) return undefined;
-        throw error;
-      },
-    ),
-  );
+  const metadata = await storage(() => metadataIfExists(file));
   if (metadata) {
     const pageCount = Number(metadata.metadata?.pageCount ?? 0);
     const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;

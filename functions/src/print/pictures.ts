@@ -3,7 +3,7 @@
 // another path prints "image unavailable" and is logged. Reads and decoding are bounded per document
 // (422 beyond), and every picture is scaled down to print resolution before it is embedded.
 
-import type { File } from "@google-cloud/storage";
+import type { File, FileMetadata } from "@google-cloud/storage";
 import type { Access } from "../http/access";
 import * as logs from "../logs";
 import { tooLarge } from "./limits";
@@ -20,6 +20,17 @@ export const PICTURE_LIMITS = {
   /** The long side of a picture as embedded: about 200 ppi across the value column, 300 ppi for a signature. */
   longSide: 1000,
 } as const;
+
+/** A file's metadata, or undefined when there is no such object (any other failure is thrown). */
+export function metadataIfExists(file: File): Promise<FileMetadata | undefined> {
+  return file.getMetadata().then(
+    ([m]) => m,
+    (error: { code?: unknown }) => {
+      if (error.code === 404) return undefined;
+      throw error;
+    },
+  );
+}
 
 /** A stored picture the document may show, as its metadata names it. */
 export interface PictureObject {
@@ -59,15 +70,7 @@ export async function pictureObjects(
   const found = await Promise.all(
     allowed.map(async (path) => {
       const file = fileOf(path);
-      const metadata = await storage(() =>
-        file.getMetadata().then(
-          ([m]) => m,
-          (error: { code?: unknown }) => {
-            if (error.code === 404) return undefined;
-            throw error;
-          },
-        ),
-      );
+      const metadata = await storage(() => metadataIfExists(file));
       if (!metadata) {
         logs.pictureRefused("no such object");
         return undefined;
