@@ -10,7 +10,7 @@ import { seedStack } from "./seedStack";
 async function main(): Promise<void> {
   const file = process.argv[2] ? resolve(process.cwd(), process.argv[2]) : join(ROOT_DIR, "emulator-data", "demo.json");
   const seeded = await seedStack(readFixture(file));
-  console.log(`Seeded ${seeded.users} users and ${seeded.documents} documents from ${file}.`);
+  console.log(`Seeded ${seeded.users} users, ${seeded.documents} documents and ${seeded.pictures} pictures from ${file}.`);
   process.exit(0);
 }
 

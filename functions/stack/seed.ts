@@ -22,9 +22,26 @@ const documentPath = z.string().refine((p) => {
   return segments.length % 2 === 0 && segments.every((s) => s.length > 0);
 }, "not a document path (collection/doc[/collection/doc...])");
 
+/**
+ * A picture the seed draws and uploads to the default bucket (photos and signatures of the demo
+ * instances: generated, so the repository carries no binary files). A photo is a JPEG of a coloured
+ * scene with its text; a signature a PNG stroke on transparency.
+ */
+const fixturePicture = z.strictObject({
+  kind: z.enum(["photo", "signature"]),
+  text: z.string().max(200),
+  width: z.int().min(16).max(6000),
+  height: z.int().min(16).max(6000),
+  /** Hue of a photo's scene, 0-360. */
+  hue: z.number().min(0).max(360).default(210),
+});
+export type FixturePicture = z.infer<typeof fixturePicture>;
+
 export const fixtureSchema = z.strictObject({
   users: z.array(fixtureUser).default([]),
   documents: z.record(documentPath, z.record(z.string(), z.unknown())).default({}),
+  /** Storage path (under uploads/) -> the picture to draw there. */
+  pictures: z.record(z.string().regex(/^uploads\/[^.][^\s]*$/), fixturePicture).default({}),
 });
 export type Fixture = z.infer<typeof fixtureSchema>;
 
@@ -47,4 +64,23 @@ export function decodeValue<T>(value: unknown, toTimestamp: (date: Date) => T): 
     return Object.fromEntries(entries.map(([k, v]) => [k, decodeValue(v, toTimestamp)]));
   }
   return value;
+}
+
+const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The SVG of a fixture picture (sharp rasterises it). */
+export function pictureSvg(p: FixturePicture): string {
+  const { width: w, height: h } = p;
+  if (p.kind === "signature") {
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><path d="M${w * 0.03} ${h * 0.75} C ${w * 0.2} ${h * 0.05}, ${w * 0.3} ${h * 0.95}, ${w * 0.5} ${h * 0.4} S ${w * 0.75} ${h * 0.85}, ${w * 0.97} ${h * 0.3}" stroke="#14213d" stroke-width="${Math.max(2, h / 25)}" fill="none" stroke-linecap="round"/></svg>`;
+  }
+  const size = Math.round(h / 12);
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">` +
+    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${p.hue},55%,35%)"/><stop offset="1" stop-color="hsl(${(p.hue + 40) % 360},60%,70%)"/></linearGradient></defs>` +
+    `<rect width="${w}" height="${h}" fill="url(#g)"/>` +
+    `<rect x="${w * 0.3}" y="${h * 0.25}" width="${w * 0.4}" height="${h * 0.5}" rx="${h * 0.04}" fill="hsl(${p.hue},15%,85%)" stroke="#222" stroke-width="${h / 150}"/>` +
+    `<circle cx="${w * 0.5}" cy="${h * 0.42}" r="${h * 0.08}" fill="#e0e0e0" stroke="#333" stroke-width="${h / 200}"/>` +
+    `<text x="${w / 2}" y="${h * 0.9}" font-family="sans-serif" font-size="${size}" fill="white" text-anchor="middle">${escapeXml(p.text)}</text></svg>`
+  );
 }

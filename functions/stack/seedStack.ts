@@ -1,8 +1,9 @@
 import { getApps, initializeApp, type App } from "firebase-admin/app";
 import { getAuth } from "firebase-admin/auth";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
-import { EMULATOR_ENV, PROJECT_ID, URLS } from "./config";
-import { decodeValue, type Fixture } from "./seed";
+import { getStorage } from "firebase-admin/storage";
+import { BUCKET, EMULATOR_ENV, PROJECT_ID, URLS } from "./config";
+import { decodeValue, pictureSvg, type Fixture } from "./seed";
 
 /** The Admin SDK of this process, pointed at the local stack. */
 export function stackAdminApp(): App {
@@ -35,7 +36,7 @@ const BATCH_SIZE = 400;
  * Loads a fixture into the running stack: creates or updates each auth user (same uid, email,
  * password) and overwrites each document. Documents and users not in the fixture are left alone.
  */
-export async function seedStack(fixture: Fixture): Promise<{ users: number; documents: number }> {
+export async function seedStack(fixture: Omit<Fixture, "pictures"> & Partial<Pick<Fixture, "pictures">>): Promise<{ users: number; documents: number; pictures: number }> {
   const app = stackAdminApp();
   const auth = getAuth(app);
   for (const { uid, ...user } of fixture.users) {
@@ -56,5 +57,15 @@ export async function seedStack(fixture: Fixture): Promise<{ users: number; docu
     }
     await batch.commit();
   }
-  return { users: fixture.users.length, documents: entries.length };
+  const pictures = Object.entries(fixture.pictures ?? {});
+  if (pictures.length > 0) {
+    const { default: sharp } = await import("sharp");
+    const bucket = getStorage(app).bucket(BUCKET);
+    for (const [path, picture] of pictures) {
+      const image = sharp(Buffer.from(pictureSvg(picture)));
+      const bytes = picture.kind === "photo" ? await image.jpeg({ quality: 85 }).toBuffer() : await image.png().toBuffer();
+      await bucket.file(path).save(bytes, { contentType: picture.kind === "photo" ? "image/jpeg" : "image/png", resumable: false });
+    }
+  }
+  return { users: fixture.users.length, documents: entries.length, pictures: pictures.length };
 }
