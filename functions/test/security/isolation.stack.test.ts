@@ -17,10 +17,11 @@
  * The fixture is this file's own (ids carry a per-run suffix), independent of the demo data.
  */
 import { STATUS_CODES } from "node:http";
-import { Timestamp } from "firebase-admin/firestore";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
+import { getStorage } from "firebase-admin/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { URLS } from "../../stack/config";
-import { seedStack } from "../../stack/seedStack";
+import { BUCKET, URLS } from "../../stack/config";
+import { stackAdminApp, seedStack } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { idTokenFor } from "../helpers";
 import { basic, diffSnapshots, errorBodyProblem, rawRequest, runId, snapshotFirestore, type RawResponse } from "./support";
@@ -171,7 +172,7 @@ const RECIPIENT = `iso-${r}@example.test`;
 interface MatrixRoute {
   name: string;
   function: "api" | "print";
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   suffix: string;
   anyOf: readonly Permission[];
   feature?: "PEOPLE_MANAGEMENT";
@@ -292,7 +293,43 @@ const ROUTES: MatrixRoute[] = [
     anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
     success: 201,
     body: { objectInstanceId: INSTANCE },
-    verify: async (res, node) => (String(res.json?.data?.storagePath).startsWith(`generated-pdfs/${node.path}/${INSTANCE}/`) ? undefined : `storagePath ${res.json?.data?.storagePath}`),
+    async verify(res, node) {
+      const path = String(res.json?.data?.storagePath);
+      if (!path.startsWith(`generated-pdfs/${node.path}/${INSTANCE}/`)) return `storagePath ${path}`;
+      // The instance shows its own target's picture and names another target's: only its own is in the
+      // PDF (one image and its soft mask).
+      const [pdf] = await getStorage(stackAdminApp()).bucket(BUCKET).file(path).download();
+      const images = pdf.toString("latin1").match(/\/Subtype\s*\/Image/g)?.length ?? 0;
+      return images === 2 ? undefined : `${images} image objects in the PDF (want 2: its own picture and mask)`;
+    },
+  },
+  {
+    name: "print-settings",
+    function: "api",
+    method: "GET",
+    suffix: "/print-settings",
+    anyOf: ["ADMIN"],
+    success: 200,
+    // Every value comes from the target, a target above it, or the default: never from elsewhere.
+    verify: async (res, node) => {
+      const onChain = new Set(chain(node.key).map((n) => n.path));
+      const sources = Object.values((res.json?.data?.sources ?? {}) as Record<string, string>);
+      return sources.length === 5 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
+    },
+  },
+  {
+    name: "put print-settings",
+    function: "api",
+    method: "PUT",
+    suffix: "/print-settings",
+    anyOf: ["ADMIN"],
+    success: 200,
+    body: { footerText: "isolation" },
+    async verify(res, node) {
+      const saved = (await db().doc(node.path).get()).get("print.footerText");
+      await db().doc(node.path).update({ print: FieldValue.delete() });
+      return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
+    },
   },
   {
     name: "audit-events",
@@ -354,15 +391,29 @@ function expectedUnknown(form: (typeof UNKNOWN_FORMS)[number], caller: Caller): 
 
 // --- Seeding ----------------------------------------------------------------------------------------
 
+/** A picture in a target's own uploads folder. */
+const pictureOf = (node: TargetNode) => `uploads/${node.path}/isolation-${node.id}.png`;
+
 function fixtureDocuments(): Record<string, Record<string, unknown>> {
   const docs: Record<string, Record<string, unknown>> = {};
   for (const node of ALL_NODES) {
     const organizationId = node.kind === "tenant" ? NODES[node.parent!].id : undefined;
     docs[node.path] = { name: `Isolation ${node.key} ${node.id}`, features: SEEDED_FEATURES[node.key], ...(node.kind === "tenant" && { organizationId }) };
+    // Its own picture, and one of another target that exists too (tenant isolation of picture paths).
+    const other = ALL_NODES.find((n) => n.key !== node.key)!;
     docs[`${node.path}/objectInstances/${INSTANCE}`] = {
       title: `Isolation document of ${node.id}`,
       objectTypeName: "Isolation",
-      sections: [{ title: "Owner", fields: [{ label: "Target", type: "text", value: node.id }] }],
+      sections: [
+        {
+          title: "Owner",
+          fields: [
+            { label: "Target", type: "text", value: node.id },
+            { label: "Own picture", type: "signature", value: { storagePath: pictureOf(node) } },
+            { label: "Another target's picture", type: "signature", value: { storagePath: pictureOf(other) } },
+          ],
+        },
+      ],
     };
   }
   for (const caller of USERS) {
@@ -397,7 +448,8 @@ describe("tenant isolation matrix (generated from the rules)", () => {
   let baseline: Map<string, string>;
 
   beforeAll(async () => {
-    await seedStack({ users: USERS.map((u) => ({ uid: u.uid!, email: u.email!, password: PASSWORD })), documents: fixtureDocuments() });
+    const pictures = Object.fromEntries(ALL_NODES.map((node) => [pictureOf(node), { kind: "signature" as const, text: node.id, width: 120, height: 40, hue: 0 }]));
+    await seedStack({ users: USERS.map((u) => ({ uid: u.uid!, email: u.email!, password: PASSWORD })), documents: fixtureDocuments(), pictures });
     await Promise.all(USERS.map(async (u) => bearer.set(u.uid!, await idTokenFor(u.email!, PASSWORD))));
     baseline = await snapshotFirestore();
   }, 120_000);
