@@ -490,8 +490,8 @@ function field(canvas: Canvas, s: Styles, rawField: unknown): void {
   }
 }
 
-/** Largest drawn size of a photo and of a signature, in points: a photo up to the value column's width. */
-const PHOTO_MAX_HEIGHT = 260;
+/** Largest drawn height of a photo (three fit an A4 page) and of a signature, in points; a photo is at most the value column wide. */
+const PHOTO_MAX_HEIGHT = 190;
 const SIGNATURE_MAX_HEIGHT = 70;
 /** Pixels per inch a picture is drawn at when it is small enough to need no scaling down. */
 const PICTURE_PPI = 150;
