@@ -2,7 +2,7 @@
 // text, and the note the service adds. Same fallback as the document's words: language, else English.
 // "{title}", "{sender}", "{where}" and "{service}" are replaced.
 
-import { wordsLanguage } from "./render/words";
+import { fill, wordsLanguage } from "./render/words";
 
 interface MailTable {
   subject: string;
@@ -32,8 +32,6 @@ const MAIL: Record<string, MailTable> = {
   "zh-Hans": { subject: "{title}（PDF）", text: "附件为 PDF 格式的\u201c{title}\u201d。", note: "由 {sender} 从 {where} 通过 {service} 发送。此说明由服务添加；以上内容由发件人撰写。" },
   "zh-Hant": { subject: "{title}（PDF）", text: "附件為 PDF 格式的\u300c{title}\u300d。", note: "由 {sender} 從 {where} 透過 {service} 傳送。此說明由服務加入；以上內容由寄件者撰寫。" },
 };
-
-const fill = (template: string, values: Record<string, string>): string => template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);
 
 /** The fixed lines of an email in the language of `locale`. */
 export function mailWords(locale: string) {

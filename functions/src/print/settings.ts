@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { TargetNode } from "../http/access";
 import * as logs from "../logs";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
-import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./render/paper";
+import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, type PaperSize } from "./render/paper";
 
 /** The settings a PDF is printed with (DESIGN.md: a target's `print`, inherited like `features`). */
 export interface PrintSettings {
@@ -28,43 +28,48 @@ export const DEFAULT_SETTINGS: PrintSettings = {
 const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
 const MAX_FOOTER_TEXT = 200;
 
-const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
-
 /** Each setting: its check, giving the canonical value or undefined for a value that cannot be used. */
 export const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSettings[K] | undefined } = {
   locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
   timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
-  paperSize: (v) => PAPER.find((p) => p === v),
+  paperSize: (v) => PAPER_SIZE_NAMES.find((p) => p === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
   footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.trim() : undefined),
 };
 
+/** A string that CHECKS[key] accepts, as its canonical value (400 with `message` otherwise). */
+const checked = (key: "locale" | "timeZone", max: number, message: string) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => CHECKS[key](v) !== undefined, message)
+    .transform((v) => CHECKS[key](v)!);
+
 /** Overrides for one request, in the print and send-pdf bodies (400 naming the field when unusable). */
 export const settingsOverrides = {
   // A BCP 47 locale Intl knows, e.g. "de-DE"; the target's (or en-GB) when absent.
-  locale: z
-    .string()
-    .max(35)
-    .refine((v) => CHECKS.locale(v) !== undefined, "must be a known BCP 47 locale, e.g. de-DE")
-    .transform((v) => CHECKS.locale(v)!)
+  locale: checked("locale", 35, "must be a known BCP 47 locale, e.g. de-DE")
     .optional()
     .meta({ description: "BCP 47 locale of this PDF (dates, numbers, words, direction); default: the target's settings, else en-GB", examples: ["de-DE"] }),
   // An IANA time zone, e.g. "Europe/Berlin".
-  timeZone: z
-    .string()
-    .max(64)
-    .refine((v) => CHECKS.timeZone(v) !== undefined, "must be a known IANA time zone, e.g. Europe/Berlin")
-    .transform((v) => CHECKS.timeZone(v)!)
+  timeZone: checked("timeZone", 64, "must be a known IANA time zone, e.g. Europe/Berlin")
     .optional()
     .meta({ description: "IANA time zone of date-times in this PDF; default: the target's settings, else UTC", examples: ["Europe/Berlin"] }),
   // A4, Letter or Legal, portrait.
-  paperSize: z.enum(PAPER).optional().meta({ description: "Paper of this PDF; default: the target's settings, else A4" }),
+  paperSize: z.enum(PAPER_SIZE_NAMES).optional().meta({ description: "Paper of this PDF; default: the target's settings, else A4" }),
 };
 
 export type SettingsOverrides = Partial<PrintSettings>;
 
 /** What print and send-pdf answer of the settings used (the three a request may set). */
 export const shownSettings = ({ locale, timeZone, paperSize }: PrintSettings) => ({ locale, timeZone, paperSize });
+
+/** The schema of shownSettings in print's and send-pdf's answers. */
+export const shownSettingsSchema = {
+  locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
+  timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
+  paperSize: z.enum(PAPER_SIZE_NAMES).describe("Its paper: the request's, else the target's, else A4."),
+};
 
 /** Where an effective setting comes from: the request, a target's document path, or the default. */
 export type SettingSource = "request" | "default" | string;

@@ -1,10 +1,6 @@
 // Photos and signatures through the print function: read from the target's own uploads folder only,
 // EXIF orientation applied, scaled down to print resolution, and part of the stored PDF's version.
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { getStorage } from "firebase-admin/storage";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,24 +8,9 @@ import { BUCKET } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore, freshUid } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
-import { popplerLines } from "./popplerText";
+import { pdfImages, popplerLines } from "./popplerText";
 
 const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
-
-function pdfImages(bytes: Uint8Array): { type: string; width: number; height: number; color: string }[] {
-  const dir = mkdtempSync(join(tmpdir(), "pdfimages-"));
-  try {
-    writeFileSync(join(dir, "in.pdf"), bytes);
-    return execFileSync("pdfimages", ["-list", join(dir, "in.pdf")], { encoding: "utf8" })
-      .split("\n")
-      .slice(2)
-      .filter((l) => l.trim())
-      .map((l) => l.trim().split(/\s+/))
-      .map((c) => ({ type: c[2], width: Number(c[3]), height: Number(c[4]), color: c[5] }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** A 2400 x 1600 photo stored rotated: EXIF orientation 6 says to turn it upright (1600 wide, 2400 high). */
 async function phonePhoto(): Promise<Buffer> {

@@ -2,31 +2,10 @@
 // embedded once each (a JPEG as it is, pixels with their alpha as a soft mask), scaled into the value
 // column, and read back with poppler's pdfimages; a picture not prepared prints "image unavailable".
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderInstancePdf, type PreparedImage, type PrintableInstance } from "../../src/print/render";
-import { popplerLines } from "./popplerText";
-
-/** poppler's `pdfimages -list`: one row per image drawn (page, type, width, height, color, comp, bpc, smask). */
-function imageList(bytes: Uint8Array): { page: number; type: string; width: number; height: number; color: string; enc: string }[] {
-  const dir = mkdtempSync(join(tmpdir(), "pdfimages-"));
-  try {
-    writeFileSync(join(dir, "in.pdf"), bytes);
-    const out = execFileSync("pdfimages", ["-list", join(dir, "in.pdf")], { encoding: "utf8" });
-    return out
-      .split("\n")
-      .slice(2)
-      .filter((l) => l.trim())
-      .map((l) => l.trim().split(/\s+/))
-      .map((c) => ({ page: Number(c[0]), type: c[2], width: Number(c[3]), height: Number(c[4]), color: c[5], enc: c[8] }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { pdfImages, popplerLines } from "./popplerText";
 
 let photo: PreparedImage;
 let signature: PreparedImage;
@@ -64,7 +43,7 @@ describe("pictures", () => {
       ]),
       options(images),
     );
-    const list = imageList(pdf.bytes);
+    const list = pdfImages(pdf.bytes);
     const drawnPhotos = list.filter((i) => i.enc === "jpeg");
     expect(drawnPhotos).toHaveLength(2); // drawn twice
     expect(drawnPhotos.every((i) => i.width === 600 && i.height === 400 && i.color === "rgb")).toBe(true);
@@ -82,7 +61,7 @@ describe("pictures", () => {
     const fields = [{ label: "Photo", type: "image" as const, value: { storagePath: "uploads/tenants/other/secret.jpg", caption: "Roof" } }];
     expect(popplerLines((await renderInstancePdf(report(fields), options(new Map()))).bytes).join("\n")).toContain("[image unavailable] Roof");
     expect(popplerLines((await renderInstancePdf(report(fields), options(new Map(), "de-DE"))).bytes).join("\n")).toContain("[Bild nicht verfügbar] Roof");
-    expect(imageList((await renderInstancePdf(report(fields), options(new Map()))).bytes)).toEqual([]);
+    expect(pdfImages((await renderInstancePdf(report(fields), options(new Map()))).bytes)).toEqual([]);
   });
 
   it("keeps a picture whole on one page: a photo that does not fit moves to the next page", async () => {
@@ -93,6 +72,6 @@ describe("pictures", () => {
     ];
     const pdf = await renderInstancePdf(report(fields), options(images));
     expect(pdf.pageCount).toBe(2);
-    expect(imageList(pdf.bytes).map((i) => i.page)).toEqual([2]);
+    expect(pdfImages(pdf.bytes).map((i) => i.page)).toEqual([2]);
   });
 });

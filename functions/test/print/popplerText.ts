@@ -6,15 +6,28 @@ import { join } from "node:path";
 const RLE = "\u202b";
 const PDF = "\u202c";
 
-/** A PDF's text as poppler's pdftotext extracts it (reading order), one string per line. */
-export function popplerLines(bytes: Uint8Array): string[] {
+/** A poppler tool's output for a PDF (written to a temporary file, which it reads). */
+function poppler(tool: string, args: readonly string[], bytes: Uint8Array): string {
   const dir = mkdtempSync(join(tmpdir(), "poppler-"));
   try {
     writeFileSync(join(dir, "in.pdf"), bytes);
-    return execFileSync("pdftotext", ["-enc", "UTF-8", join(dir, "in.pdf"), "-"], { encoding: "utf8" }).split("\n");
+    return execFileSync(tool, [...args, join(dir, "in.pdf"), ...(tool === "pdftotext" ? ["-"] : [])], { encoding: "utf8" });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A PDF's text as poppler's pdftotext extracts it (reading order), one string per line. */
+export const popplerLines = (bytes: Uint8Array): string[] => poppler("pdftotext", ["-enc", "UTF-8"], bytes).split("\n");
+
+/** poppler's `pdfimages -list`: one row per image drawn (and per soft mask), with its pixel size and colour. */
+export function pdfImages(bytes: Uint8Array): { page: number; type: string; width: number; height: number; color: string; enc: string }[] {
+  return poppler("pdfimages", ["-list"], bytes)
+    .split("\n")
+    .slice(2)
+    .filter((line) => line.trim())
+    .map((line) => line.trim().split(/\s+/))
+    .map((c) => ({ page: Number(c[0]), type: c[2], width: Number(c[3]), height: Number(c[4]), color: c[5], enc: c[8] }));
 }
 
 /**

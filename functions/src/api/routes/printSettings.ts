@@ -3,18 +3,16 @@ import { auditInTransaction } from "../../audit";
 import { db, firestoreSdk } from "../../firebase";
 import type { TargetNode } from "../../http/access";
 import { defineRoute } from "../../http/routes";
-import { PAPER_SIZES, type PaperSize } from "../../print/render/paper";
+import { PAPER_SIZE_NAMES } from "../../print/render/paper";
 import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
 
-const PAPER = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
-
-const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER), accentColor: z.string(), footerText: z.string() };
+const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER_SIZE_NAMES), accentColor: z.string(), footerText: z.string() };
 
 /** What a target prints with, where each value comes from, and what the target sets itself. */
 const printSettingsData = z.strictObject({
   effective: z.strictObject(settingsShape).describe("What PDFs of this target are printed with when a request sets nothing."),
   sources: z
-    .strictObject({ locale: z.string(), timeZone: z.string(), paperSize: z.string(), accentColor: z.string(), footerText: z.string() })
+    .strictObject(Object.fromEntries(SETTING_KEYS.map((key) => [key, z.string()])) as Record<keyof typeof settingsShape, z.ZodString>)
     .describe("Where each effective value comes from: a target's document path (this one or one above it), or 'default'."),
   own: z.strictObject(Object.fromEntries(Object.entries(settingsShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof settingsShape]: z.ZodOptional<(typeof settingsShape)[K]> }).describe("The values this target sets itself (usable ones)."),
 });
@@ -60,16 +58,17 @@ export const putPrintSettings = defineRoute({
   errors: { 400: "An unknown locale, time zone or paper size (the message names the field)." },
   async handle({ access, caller, body, tx }) {
     const { FieldValue } = firestoreSdk();
-    const changes: Record<string, unknown> = {};
-    for (const key of SETTING_KEYS) changes[`print.${key}`] = body[key] ?? FieldValue.delete();
-    tx.update(db().doc(access.path), changes);
-    auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details: { ...body } });
+    // The target's settings as written (for the answer), and the same as field changes.
     const before = access.chain[access.chain.length - 1];
     const print = { ...((before.data.print as Record<string, unknown> | undefined) ?? {}) };
+    const changes: Record<string, unknown> = {};
     for (const key of SETTING_KEYS) {
+      changes[`print.${key}`] = body[key] ?? FieldValue.delete();
       if (body[key] === undefined) delete print[key];
       else print[key] = body[key];
     }
+    tx.update(db().doc(access.path), changes);
+    auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details: { ...body } });
     const chain = [...access.chain.slice(0, -1), { ...before, data: { ...before.data, print } }];
     return { statusCode: 200 as const, message: "Print settings saved.", data: describeSettings(chain) };
   },

@@ -3,6 +3,8 @@
 /** Portrait paper sizes, width x height in PDF points. */
 export const PAPER_SIZES = { A4: [595.28, 841.89], Letter: [612, 792], Legal: [612, 1008] } as const;
 export type PaperSize = keyof typeof PAPER_SIZES;
+/** The paper sizes' names, as zod enums take them. */
+export const PAPER_SIZE_NAMES = Object.keys(PAPER_SIZES) as [PaperSize, ...PaperSize[]];
 export const DEFAULT_PAPER_SIZE: PaperSize = "A4";
 
 /** The accent colour (headings and rules) when the settings name none. */

@@ -14,7 +14,7 @@
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
 import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
-import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZES, type PaperSize } from "./paper";
+import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, PAPER_SIZES } from "./paper";
 import type { PreparedImage, PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
@@ -582,7 +582,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     tableCell: { bold: false, size: TABLE_SIZE, color: INK },
     tableMuted: { bold: false, size: TABLE_SIZE, color: MUTED },
   };
-  const paperSize = (Object.keys(PAPER_SIZES) as PaperSize[]).find((size) => size === options.paperSize) ?? DEFAULT_PAPER_SIZE;
+  const paperSize = PAPER_SIZE_NAMES.find((size) => size === options.paperSize) ?? DEFAULT_PAPER_SIZE;
   const page = new Page(PAPER_SIZES[paperSize][0], PAPER_SIZES[paperSize][1]);
   const small: Style = { bold: false, size: SMALL_SIZE, color: MUTED };
 
@@ -660,8 +660,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     // The page label at the line's end, the footer text in what is left (swapped in a right-to-left document).
     const pageLabel = docText.fit(fmt.words.page(i + 1, pageCount), false, Infinity);
     const labelWidth = (pageLabel.width * SMALL_SIZE) / 1000;
-    const footer = docText.fit(footerLeft, false, ((page.contentWidth - labelWidth - 16) * 1000) / SMALL_SIZE);
     const footerWidth = page.contentWidth - labelWidth - 16;
+    const footer = docText.fit(footerLeft, false, (footerWidth * 1000) / SMALL_SIZE);
     ops.push(
       `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + page.contentWidth)} ${n(FOOTER_RULE)} l S`,
       showLine(fonts, small, canvas.left(MARGIN_X, footerWidth), footerWidth, FOOTER_BASELINE, footer, canvas.mirror),

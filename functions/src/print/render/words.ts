@@ -54,6 +54,10 @@ const TABLES: Record<string, Table> = {
 /** The languages the document's words are translated into (BCP 47; Chinese by script). */
 export const WORD_LANGUAGES = Object.keys(TABLES);
 
+/** A template with its "{name}" placeholders replaced (one left as it is when `values` lacks it). */
+export const fill = (template: string, values: Record<string, string | number>): string =>
+  template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
+
 const cache = new Map<string, Words>();
 
 /** The translated language of a locale: its language (Chinese: by script, Traditional for TW/HK/MO), else "en". */
@@ -74,10 +78,10 @@ export function wordsFor(locale: string): Words {
   const t = TABLES[wordsLanguage(locale)];
   words = {
     ...t,
-    page: (n, total) => t.page.replace("{n}", String(n)).replace("{total}", String(total)),
+    page: (n, total) => fill(t.page, { n, total }),
     footer: (id, generated) => `${t.instance} ${id} \u00b7 ${t.generated} ${generated}`,
     continued: (label) => `${label} (${t.continued})`,
-    section: (n) => t.section.replace("{n}", String(n)),
+    section: (n) => fill(t.section, { n }),
   };
   if (cache.size < 200) cache.set(locale, words);
   return words;

@@ -3,7 +3,7 @@ import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance } from "../documents";
-import { effectiveSettings, settingsOverrides, shownSettings } from "../settings";
+import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1), and settings for this PDF only. */
@@ -35,9 +35,7 @@ export const print = defineRoute({
         sizeBytes: z.int().positive(),
         pageCount: z.int().positive(),
         cached: z.boolean().describe("True when the same version of the instance had been rendered before with the same settings."),
-        locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
-        timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
-        paperSize: z.enum(["A4", "Letter", "Legal"]).describe("Its paper: the request's, else the target's, else A4."),
+        ...shownSettingsSchema,
       }),
     }),
   },

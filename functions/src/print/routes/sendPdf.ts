@@ -6,7 +6,7 @@ import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
-import { effectiveSettings, settingsOverrides, shownSettings } from "../settings";
+import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
 import { sendMail } from "../mail";
@@ -64,9 +64,7 @@ export const sendPdf = defineRoute({
         recipients: z.int().min(1).max(MAX_RECIPIENTS).describe("Addresses in to and cc together."),
         storagePath: z.string().regex(/^generated-pdfs\//).describe("The PDF sent, as the print route stores it."),
         messageId: z.string().describe("SendGrid's X-Message-Id."),
-        locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
-        timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
-        paperSize: z.enum(["A4", "Letter", "Legal"]).describe("Its paper: the request's, else the target's, else A4."),
+        ...shownSettingsSchema,
       }),
     }),
   },

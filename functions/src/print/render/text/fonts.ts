@@ -62,7 +62,7 @@ function fontPath(packagePath: string): string {
   return require.resolve(packagePath);
 }
 
-/** A glyph's advance and the code point it stands for, for text that needs no shaping (cmap path). */
+/** A glyph of the cmap and its advance, for text that needs no shaping (cmap path). */
 export interface CmapGlyph {
   readonly gid: number;
   /** Advance width in 1/1000 em. */

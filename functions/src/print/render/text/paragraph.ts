@@ -95,7 +95,7 @@ export class Paragraph {
     const latin = getFace("latin", bold);
     let text: string;
     let faceAt: Face[];
-    if (SIMPLE.test(cleaned) && coveredBy(latin, cleaned)) {
+    if (SIMPLE.test(cleaned) && covers(latin, cleaned)) {
       text = cleaned;
       faceAt = [];
     } else {
@@ -274,18 +274,11 @@ function sliceRun(run: Run, start: number, end: number): Glyph[] {
   return rtl ? glyphs.slice(firstFrom(end), firstFrom(start)) : glyphs.slice(firstFrom(start), firstFrom(end));
 }
 
-function coveredBy(face: Face, text: string): boolean {
+/** Does the face have every character of the text (ignorables aside)? */
+function covers(face: Face, text: string): boolean {
   for (let i = 0; i < text.length; i++) {
-    const cp = text.charCodeAt(i);
-    if (!face.has(cp) && !isIgnorable(cp)) return false;
-  }
-  return true;
-}
-
-/** Does the face have every character of the grapheme (ignorables aside)? */
-function covers(face: Face, grapheme: string): boolean {
-  for (const ch of grapheme) {
-    const cp = ch.codePointAt(0)!;
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) i++;
     if (!face.has(cp) && !isIgnorable(cp)) return false;
   }
   return true;
