@@ -17,7 +17,7 @@ export const DEMO_USERS = [
 /** One call of the ready block; the stack tests make every one of them. */
 export interface Example {
   title: string;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path on the hosting origin, which rewrites /api/** and /print/** to the functions. */
   path: string;
   /** `bearer`: an ID token of north-admin; `basic`: email:password. */
@@ -34,6 +34,10 @@ export const EXAMPLES: Example[] = [
   { title: "Release auth ownership", method: "POST", path: "/api/tenant/acme-north/user/unclaimed-user/release-auth-ownership", auth: "bearer" },
   { title: "Print a PDF", method: "POST", path: "/print/tenant/acme-north/print", auth: "bearer", body: { objectInstanceId: "inspection-short" } },
   { title: "Email a PDF", method: "POST", path: "/print/tenant/acme-north/send-pdf", auth: "basic", body: { objectInstanceId: "inspection-short", to: "someone@example.com" } },
+  { title: "Print every script, in German on Letter paper", method: "POST", path: "/print/tenant/acme-north/print", auth: "bearer", body: { objectInstanceId: "world-scripts", locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "Letter" } },
+  { title: "Audit trail (newest first)", method: "GET", path: "/api/tenant/acme-north/audit-events?limit=5", auth: "bearer" },
+  { title: "Print settings of a division", method: "GET", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer" },
+  { title: "Set a division's print settings", method: "PUT", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer", body: { paperSize: "Letter", footerText: "Acme North, operations" } },
 ];
 
 export const EXAMPLE_USER = "north-admin@acme.test";
