@@ -43,6 +43,11 @@ export function pictureRefused(reason: string): void {
   logger.warn(`A picture is not printed: ${reason}`, withRequest({ reason }));
 }
 
+/** The target's logo is not printed (the document is, without it): why. */
+export function logoNotPrinted(reason: string): void {
+  logger.warn(`The logo is not printed: ${reason}`, withRequest({ reason }));
+}
+
 /** An email went out but its audit event could not be written. */
 export function auditEventLost(error: unknown): void {
   const err = asError(error);

@@ -1,4 +1,5 @@
-import { URLS } from "./config";
+import { join } from "node:path";
+import { ROOT_DIR, URLS } from "./config";
 
 /** The demo password of every user in emulator-data/demo.json. */
 export const DEMO_PASSWORD = "demo-password";
@@ -23,6 +24,8 @@ export interface Example {
   /** `bearer`: an ID token of north-admin; `basic`: email:password. */
   auth: "bearer" | "basic";
   body?: Record<string, unknown>;
+  /** A file sent as the body instead: its path in the repository and its media type. */
+  file?: { path: string; contentType: string };
 }
 
 export const EXAMPLES: Example[] = [
@@ -38,6 +41,7 @@ export const EXAMPLES: Example[] = [
   { title: "Audit trail (newest first)", method: "GET", path: "/api/tenant/acme-north/audit-events?limit=5", auth: "bearer" },
   { title: "Print settings of a division", method: "GET", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer" },
   { title: "Set a division's print settings", method: "PUT", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer", body: { paperSize: "Letter", footerText: "Acme North, operations" } },
+  { title: "Upload the division's logo (its PDFs print it instead of the organization's)", method: "PUT", path: "/api/tenant/acme-north/division/ops/print-settings/logo", auth: "bearer", file: { path: "emulator-data/ops-logo.png", contentType: "image/png" } },
 ];
 
 export const EXAMPLE_USER = "north-admin@acme.test";
@@ -55,5 +59,6 @@ export function curlCommand(example: Example): string {
   const parts = ["curl -s", example.method === "GET" ? "" : `-X ${example.method}`, shellQuote(`${URLS.hosting}${example.path}`)];
   parts.push(example.auth === "bearer" ? `-H "Authorization: Bearer $TOKEN"` : `-u ${shellQuote(`${EXAMPLE_USER}:${DEMO_PASSWORD}`)}`);
   if (example.body) parts.push(`-H 'content-type: application/json' -d ${shellQuote(JSON.stringify(example.body))}`);
+  if (example.file) parts.push(`-H 'content-type: ${example.file.contentType}' --data-binary ${shellQuote(`@${join(ROOT_DIR, example.file.path)}`)}`);
   return parts.filter(Boolean).join(" ");
 }

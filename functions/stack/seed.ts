@@ -28,11 +28,11 @@ const documentPath = z.string().refine((p) => {
  * scene with its text; a signature a PNG stroke on transparency.
  */
 const fixturePicture = z.strictObject({
-  kind: z.enum(["photo", "signature"]),
+  kind: z.enum(["photo", "signature", "logo"]),
   text: z.string().max(200),
   width: z.int().min(16).max(6000),
   height: z.int().min(16).max(6000),
-  /** Hue of a photo's scene, 0-360. */
+  /** Hue of a photo's scene or a logo's mark, 0-360. */
   hue: z.number().min(0).max(360).default(210),
 });
 export type FixturePicture = z.infer<typeof fixturePicture>;
@@ -73,6 +73,10 @@ export function pictureSvg(p: FixturePicture): string {
   const { width: w, height: h } = p;
   if (p.kind === "signature") {
     return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><path d="M${w * 0.03} ${h * 0.75} C ${w * 0.2} ${h * 0.05}, ${w * 0.3} ${h * 0.95}, ${w * 0.5} ${h * 0.4} S ${w * 0.75} ${h * 0.85}, ${w * 0.97} ${h * 0.3}" stroke="#14213d" stroke-width="${Math.max(2, h / 25)}" fill="none" stroke-linecap="round"/></svg>`;
+  }
+  if (p.kind === "logo") {
+    // A rounded mark and the name beside it, on transparency.
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect x="${h * 0.05}" y="${h * 0.05}" width="${h * 0.9}" height="${h * 0.9}" rx="${h * 0.2}" fill="hsl(${p.hue},60%,30%)"/><path d="M${h * 0.25} ${h * 0.72} L${h * 0.5} ${h * 0.25} L${h * 0.75} ${h * 0.72} Z" fill="white"/><text x="${h * 1.15}" y="${h * 0.68}" font-family="sans-serif" font-weight="bold" font-size="${h * 0.5}" fill="hsl(${p.hue},60%,30%)">${escapeXml(p.text)}</text></svg>`;
   }
   const size = Math.round(h / 12);
   return (

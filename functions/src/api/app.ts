@@ -4,12 +4,13 @@ import { claimAuthOwnership } from "./routes/claimAuthOwnership";
 import { listAuditEvents } from "./routes/listAuditEvents";
 import { listRoles } from "./routes/listRoles";
 import { getPrintSettings, putPrintSettings } from "./routes/printSettings";
+import { putPrintSettingsLogo } from "./routes/printSettingsLogo";
 import { releaseAuthOwnership } from "./routes/releaseAuthOwnership";
 import { restoreUser } from "./routes/restoreUser";
 import { softDeleteUser } from "./routes/softDeleteUser";
 
 /** The user-administration routes (SPEC.md sections 4.3 to 4.6), the audit trail and the print settings, under /api/{targetPath}. */
-export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership, listAuditEvents, getPrintSettings, putPrintSettings];
+export const apiRoutes = [authOwnershipStatus, restoreUser, softDeleteUser, listRoles, claimAuthOwnership, releaseAuthOwnership, listAuditEvents, getPrintSettings, putPrintSettings, putPrintSettingsLogo];
 
 export const API_INFO = {
   title: "User administration API",

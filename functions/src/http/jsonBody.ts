@@ -20,7 +20,8 @@ function declaredLength(req: express.Request): number {
  * checked here; `express.json` parses only where nothing did before (it skips parsed requests).
  */
 export function jsonBody(limit: number): RequestHandler[] {
-  const enforce: RequestHandler = (req, _res, next) => {
+  const enforce: RequestHandler = (req, res, next) => {
+    if (res.locals.upload) return next(); // a route's file, checked by uploadBody
     const length = declaredLength(req);
     if (length > limit) {
       throw new HttpError(413, `The request body is ${length} bytes; the limit is ${limit} bytes.`);
@@ -37,4 +38,21 @@ export function jsonBody(limit: number): RequestHandler[] {
     next();
   };
   return [enforce, express.json({ limit, strict: true })];
+}
+
+/**
+ * A file as a route's body (`upload`): one of its media types, up to its size, kept as bytes (the
+ * platform may have read them already: `express.raw` then leaves the request alone).
+ */
+export function uploadBody({ mediaTypes, maxBytes }: { mediaTypes: readonly string[]; maxBytes: number }): RequestHandler[] {
+  const enforce: RequestHandler = (req, res, next) => {
+    const length = declaredLength(req);
+    if (length > maxBytes) throw new HttpError(413, `The file is ${length} bytes; the limit is ${maxBytes} bytes.`);
+    if (!mediaTypes.includes(mediaType(req.headers["content-type"] ?? ""))) {
+      throw new HttpError(415, `The body must be the file's bytes, sent with Content-Type ${mediaTypes.join(" or ")}.`);
+    }
+    res.locals.upload = true;
+    next();
+  };
+  return [enforce, express.raw({ type: [...mediaTypes], limit: maxBytes })];
 }

@@ -61,7 +61,10 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
       required: false,
       schema,
     }));
-    const errors = { ...PIPELINE_ERRORS, ...(route.body ? BODY_ERRORS : {}), ...route.errors };
+    const bodyErrors = route.upload
+      ? { 413: `The file is over ${route.upload.maxBytes} bytes.`, 415: `The body is not ${route.upload.mediaTypes.join(" or ")}.` }
+      : route.body && BODY_ERRORS;
+    const errors = { ...PIPELINE_ERRORS, ...bodyErrors, ...route.errors };
     for (const form of TARGET_FORMS) {
       const path = `${info.mountPath}${toOpenApiPath(form.path + route.path)}`;
       const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -79,7 +82,12 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
         security: [{ bearerAuth: [] }, { basicAuth: [] }],
         parameters: [...pathParameters, ...queryParameters, ...(route.headers ?? []).map(({ name, description }) => ({ name, in: "header", required: false, description, schema: { type: "string" } }))],
         ...(route.body && {
-          requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } },
+          requestBody: {
+            required: true,
+            content: route.upload
+              ? Object.fromEntries(route.upload.mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]))
+              : { "application/json": { schema: jsonSchema(route.body, "input") } },
+          },
         }),
         responses: {
           [route.response.status]: { description: route.response.description, content: { "application/json": { schema: jsonSchema(route.response.schema, "output") } } },

@@ -5,6 +5,7 @@ import { authorize, resolveAccess, type Access, type Feature, type Permission } 
 import { authenticate, type Caller } from "./authenticate";
 import { firestoreTransaction } from "./deadline";
 import { badRequest } from "./errors";
+import { uploadBody } from "./jsonBody";
 import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
 import { TtlCache } from "./ttlCache";
@@ -82,6 +83,8 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   query?: z.ZodType<Q>;
   /** Schema of the JSON body; without one, the route takes no body. */
   body?: z.ZodType<B>;
+  /** The route takes a file's bytes instead of JSON (with `body: z.instanceof(Buffer)`): its media types and size (415, 413). */
+  upload?: Upload;
   response: RouteResponse<R>;
   /** Request headers the route reads, for the API document (the handler reads them from `req`). */
   headers?: readonly { name: string; description: string }[];
@@ -97,7 +100,21 @@ export const defineRoute = <Q = Record<string, never>, B = undefined, R = unknow
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteDefinition<any, any, any, any, any>;
 
+/** A file a route takes as its body. */
+export interface Upload {
+  mediaTypes: readonly string[];
+  maxBytes: number;
+}
+
 const PARAM_LABELS: Record<string, string> = { userId: "user id" };
+
+/** The bytes of an upload, as the platform's parser or `uploadBody` left them. */
+function uploadedBytes(req: Request): Buffer {
+  const body: unknown = req.body;
+  const bytes = Buffer.isBuffer(body) ? body : (req as { rawBody?: Buffer }).rawBody;
+  if (!bytes || bytes.length === 0) throw badRequest("The body must be the file's bytes.");
+  return bytes;
+}
 
 function isEmptyBody(body: unknown): boolean {
   // "" is what the platform's text parser leaves for an empty text/plain body.
@@ -112,6 +129,7 @@ function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean, unknown>,
   }
   const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
   if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
+  if (route.upload) return { params, query, body: uploadedBytes(req) as B };
   const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
   if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
   return { params, query, body };
@@ -177,6 +195,19 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
     res.status(route.response.status).json(answer);
   };
   return [named, authenticate, handle];
+}
+
+/**
+ * The body parsers of the routes that take a file (`upload`), under every target form: mounted before
+ * the JSON parser, which leaves their requests alone.
+ */
+export function uploadRouter(routes: readonly AnyRoute[]): Router {
+  const router = Router();
+  for (const route of routes) {
+    if (!route.upload) continue;
+    for (const form of TARGET_FORMS) router[route.method](`${form.path}${route.path}`, ...uploadBody(route.upload));
+  }
+  return router;
 }
 
 /** Registers each route under every target form (SPEC.md: every route is target-scoped). */

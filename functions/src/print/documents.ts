@@ -14,7 +14,7 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExcee
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
 import type { PrintableInstance } from "./render";
-import { metadataIfExists, pictureObjects, picturesVersion, preparePictures } from "./pictures";
+import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
 
@@ -84,7 +84,7 @@ export function contentDisposition(title: string): string {
  * bounded by STORAGE_DEADLINE_MS: the Storage client retries a failing server for about 18 s and
  * waits for a silent one far longer.
  */
-async function storage<T>(operation: () => Promise<T>): Promise<T> {
+export async function storageCall<T>(operation: () => Promise<T>): Promise<T> {
   countBackendCall("storage");
   try {
     return await withDeadline(operation(), STORAGE_DEADLINE_MS, () => new Error(`no answer within ${STORAGE_DEADLINE_MS} ms`));
@@ -154,16 +154,17 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
   const stored = instance.data()!;
-  // The pictures it may show, and their versions: part of the stored PDF's name.
-  const pictures = await pictureObjects(access, imagePaths(stored), (path) => defaultBucket().file(path), storage);
-  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures));
+  // The pictures it may show and the logo, and their versions: part of the stored PDF's name.
+  const fileOf = (path: string) => defaultBucket().file(path);
+  const [pictures, logo] = await Promise.all([pictureObjects(access, imagePaths(stored), fileOf, storageCall), settings.logo ? logoObject(settings.logo, fileOf, storageCall) : undefined]);
+  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(logo ? [...pictures, logo] : pictures));
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
   const title = titleOf(stored);
   const file = defaultBucket().file(storagePath);
   // One call tells whether the file exists and, if so, all the answer needs (404: not rendered yet).
-  const metadata = await storage(() => metadataIfExists(file));
+  const metadata = await storageCall(() => metadataIfExists(file));
   if (metadata) {
     const pageCount = Number(metadata.metadata?.pageCount ?? 0);
     const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;
@@ -184,8 +185,10 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
     const data = printable(stored);
     pdf = await oneRenderAtATime(async () => {
-      const images = await preparePictures(pictures, storage);
-      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images });
+      const images = await preparePictures(pictures, storageCall);
+      // Apart from the fields' pictures: an instance may not show a logo from a folder above its target's.
+      const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
+      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images, logo: logoImage });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
@@ -195,7 +198,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 
-  await storage(() =>
+  await storageCall(() =>
     file.save(Buffer.from(pdf.bytes), {
       resumable: false,
       contentType: "application/pdf",
@@ -215,7 +218,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
 /** The PDF's bytes: those just rendered, or the stored file's. */
 export async function pdfBytes(pdf: StoredPdf): Promise<Uint8Array> {
   if (pdf.bytes) return pdf.bytes;
-  const [bytes] = await storage(() => pdf.file.download());
+  const [bytes] = await storageCall(() => pdf.file.download());
   return bytes;
 }
 
@@ -243,6 +246,6 @@ export function emulatorDownloadUrl(emulatorHost: string, bucket: string, object
 
 /** The one switch between the two kinds of URL (DESIGN.md, Print). */
 export async function downloadUrl(pdf: StoredPdf): Promise<DownloadUrl> {
-  if (!isEmulator()) return storage(() => signedReadUrl(pdf.file));
+  if (!isEmulator()) return storageCall(() => signedReadUrl(pdf.file));
   return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), pdf.file.bucket.name, pdf.storagePath, pdf.downloadToken ?? "");
 }

@@ -21,16 +21,21 @@ export const PICTURE_LIMITS = {
   longSide: 1000,
 } as const;
 
-/** A file's metadata, or undefined when there is no such object (any other failure is thrown). */
-export function metadataIfExists(file: File): Promise<FileMetadata | undefined> {
-  return file.getMetadata().then(
-    ([m]) => m,
+/** A logo: the bytes PUT print-settings/logo takes, the pixels it may decode, its long side as embedded (about 300 ppi across the logo box). */
+export const LOGO_LIMITS = { bytes: 1024 * 1024, pixels: 25_000_000, longSide: 600 } as const;
+
+/** The result of a Storage call, or undefined when there is no such object (any other failure is thrown). */
+const ifExists = <T>(call: Promise<[T, ...unknown[]]>): Promise<T | undefined> =>
+  call.then(
+    ([result]) => result,
     (error: { code?: unknown }) => {
       if (error.code === 404) return undefined;
       throw error;
     },
   );
-}
+
+/** A file's metadata, or undefined when there is no such object. */
+export const metadataIfExists = (file: File): Promise<FileMetadata | undefined> => ifExists(file.getMetadata());
 
 /** A stored picture the document may show, as its metadata names it. */
 export interface PictureObject {
@@ -40,9 +45,9 @@ export interface PictureObject {
   file: File;
 }
 
-/** Whether a storage path lies in the target's own uploads folder (no dot segments, no empty segments). */
-export function inTargetFolder(access: Access, path: string): boolean {
-  const prefix = `uploads/${access.path}/`;
+/** Whether a storage path lies in the uploads folder of the target at `docPath` (no dot segments, no empty segments). */
+export function inUploadsFolder(docPath: string, path: string): boolean {
+  const prefix = `uploads/${docPath}/`;
   if (!path.startsWith(prefix) || path.length > 1024) return false;
   return path
     .slice(prefix.length)
@@ -63,7 +68,7 @@ export async function pictureObjects(
 ): Promise<PictureObject[]> {
   if (paths.length > PICTURE_LIMITS.pictures) throw tooLarge("pictures", paths.length, PICTURE_LIMITS.pictures);
   const allowed = paths.filter((path) => {
-    if (inTargetFolder(access, path)) return true;
+    if (inUploadsFolder(access.path, path)) return true;
     logs.pictureRefused("outside the target's uploads folder");
     return false;
   });
@@ -89,34 +94,74 @@ export async function pictureObjects(
 }
 
 /**
- * Downloads and prepares each picture: EXIF orientation applied, scaled down so that its long side is
- * at most PICTURE_LIMITS.longSide, a picture without transparency as JPEG, one with it as pixels and
- * alpha (signatures). A file that is not a JPEG or PNG, or cannot be decoded, is left out (logged).
+ * The logo's object (its path was checked with the settings), or undefined when it is missing or
+ * larger than a logo may be: the document prints without it, and the log says why.
  */
-export async function preparePictures(pictures: readonly PictureObject[], storage: <T>(operation: () => Promise<T>) => Promise<T>): Promise<Map<string, PreparedImage>> {
+export async function logoObject(path: string, fileOf: (path: string) => File, storage: <T>(operation: () => Promise<T>) => Promise<T>): Promise<PictureObject | undefined> {
+  const file = fileOf(path);
+  const metadata = await storage(() => metadataIfExists(file));
+  const size = Number(metadata?.size ?? 0);
+  if (!metadata) logs.logoNotPrinted("no such object");
+  else if (size > LOGO_LIMITS.bytes) logs.logoNotPrinted(`${size} bytes, over ${LOGO_LIMITS.bytes}`);
+  else return { path, generation: String(metadata.generation ?? ""), size, file };
+  return undefined;
+}
+
+/**
+ * How pictures are prepared: pixels decoded at most (over all of them: beyond, a 422 for a document's
+ * pictures, the picture left out for a logo), the long side as embedded, and who logs a refusal.
+ */
+interface Preparation {
+  pixels: number;
+  longSide: number;
+  refused: (reason: string) => void;
+  leaveOutBeyondPixels: boolean;
+}
+const FIELD_PICTURES: Preparation = { pixels: PICTURE_LIMITS.pixels, longSide: PICTURE_LIMITS.longSide, refused: logs.pictureRefused, leaveOutBeyondPixels: false };
+export const LOGO: Preparation = { pixels: LOGO_LIMITS.pixels, longSide: LOGO_LIMITS.longSide, refused: logs.logoNotPrinted, leaveOutBeyondPixels: true };
+
+/**
+ * Downloads and prepares each picture: EXIF orientation applied, scaled down so that its long side is
+ * at most `longSide`, a picture without transparency as JPEG, one with it as pixels and alpha
+ * (signatures, logos). A file that is not a JPEG or PNG, or cannot be decoded, is left out (logged).
+ */
+export async function preparePictures(
+  pictures: readonly PictureObject[],
+  storage: <T>(operation: () => Promise<T>) => Promise<T>,
+  { pixels: maxPixels, longSide, refused, leaveOutBeyondPixels }: Preparation = FIELD_PICTURES,
+): Promise<Map<string, PreparedImage>> {
   const prepared = new Map<string, PreparedImage>();
   if (pictures.length === 0) return prepared;
   // Loaded on the first document with pictures: sharp (libvips) is a native module a text-only print never needs.
   const { default: sharp } = await import("sharp");
   let pixels = 0;
   for (const picture of pictures) {
-    const [bytes] = await storage(() => picture.file.download());
+    // Deleted since its metadata was read: as if it had never been there.
+    const bytes = await storage(() => ifExists(picture.file.download()));
+    if (!bytes) {
+      refused("no such object");
+      continue;
+    }
     let image: ReturnType<typeof sharp>;
     let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
     try {
-      image = sharp(bytes, { limitInputPixels: PICTURE_LIMITS.pixels, failOn: "error" });
+      image = sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" });
       meta = await image.metadata();
     } catch {
-      logs.pictureRefused("not a readable image");
+      refused("not a readable image");
       continue;
     }
     if (meta.format !== "jpeg" && meta.format !== "png") {
-      logs.pictureRefused(`a ${meta.format ?? "unknown"} file, not JPEG or PNG`);
+      refused(`a ${meta.format ?? "unknown"} file, not JPEG or PNG`);
       continue;
     }
     pixels += (meta.width ?? 0) * (meta.height ?? 0);
-    if (pixels > PICTURE_LIMITS.pixels) throw tooLarge("pixels in pictures", pixels, PICTURE_LIMITS.pixels);
-    const scaled = image.rotate().resize({ width: PICTURE_LIMITS.longSide, height: PICTURE_LIMITS.longSide, fit: "inside", withoutEnlargement: true });
+    if (pixels > maxPixels) {
+      if (!leaveOutBeyondPixels) throw tooLarge("pixels in pictures", pixels, maxPixels);
+      refused(`${pixels} pixels, over ${maxPixels}`);
+      continue;
+    }
+    const scaled = image.rotate().resize({ width: longSide, height: longSide, fit: "inside", withoutEnlargement: true });
     try {
       if (!meta.hasAlpha) {
         const grey = meta.channels === 1 || meta.space === "b-w";
@@ -136,7 +181,7 @@ export async function preparePictures(pictures: readonly PictureObject[], storag
         prepared.set(picture.path, { format: "pixels", pixels: rgb, alpha, width: info.width, height: info.height, channels: 3 });
       }
     } catch {
-      logs.pictureRefused("not a readable image");
+      refused("not a readable image");
     }
   }
   return prepared;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TargetNode } from "../http/access";
 import * as logs from "../logs";
+import { inUploadsFolder } from "./pictures";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
 import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, type PaperSize } from "./render/paper";
 
@@ -14,6 +15,8 @@ export interface PrintSettings {
   accentColor: string;
   /** A line of the target's own under every page's footer ("" for none). */
   footerText: string;
+  /** Storage path of the logo on the first page ("" for none), under the uploads folder of the target that sets it. */
+  logo: string;
 }
 
 /** The defaults: en-GB, UTC, A4, the service's blue, no footer line. */
@@ -23,18 +26,23 @@ export const DEFAULT_SETTINGS: PrintSettings = {
   paperSize: DEFAULT_PAPER_SIZE,
   accentColor: DEFAULT_ACCENT_COLOR,
   footerText: "",
+  logo: "",
 };
 
 const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
 const MAX_FOOTER_TEXT = 200;
 
-/** Each setting: its check, giving the canonical value or undefined for a value that cannot be used. */
-export const CHECKS: { [K in keyof PrintSettings]: (value: unknown) => PrintSettings[K] | undefined } = {
+/**
+ * Each setting: its check, giving the canonical value or undefined for a value that cannot be used.
+ * `owner` is the document path of the target that sets it: a logo must lie in that target's uploads folder.
+ */
+export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: string) => PrintSettings[K] | undefined } = {
   locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
   timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
   paperSize: (v) => PAPER_SIZE_NAMES.find((p) => p === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
   footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.trim() : undefined),
+  logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
 };
 
 /** A string that CHECKS[key] accepts, as its canonical value (400 with `message` otherwise). */
@@ -42,8 +50,8 @@ const checked = (key: "locale" | "timeZone", max: number, message: string) =>
   z
     .string()
     .max(max)
-    .refine((v) => CHECKS[key](v) !== undefined, message)
-    .transform((v) => CHECKS[key](v)!);
+    .refine((v) => CHECKS[key](v, "") !== undefined, message)
+    .transform((v) => CHECKS[key](v, "")!);
 
 /** Overrides for one request, in the print and send-pdf bodies (400 naming the field when unusable). */
 export const settingsOverrides = {
@@ -90,7 +98,7 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
     for (let i = chain.length - 1; i >= 0; i--) {
       const stored = ownSetting(chain[i].data, key);
       if (stored === undefined || stored === null) continue;
-      const usable = CHECKS[key](stored);
+      const usable = CHECKS[key](stored, chain[i].path);
       if (usable !== undefined) {
         sources[key] = chain[i].path;
         return usable;
@@ -106,6 +114,7 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
     paperSize: pick("paperSize", DEFAULT_SETTINGS.paperSize),
     accentColor: pick("accentColor", DEFAULT_SETTINGS.accentColor),
     footerText: pick("footerText", DEFAULT_SETTINGS.footerText),
+    logo: pick("logo", DEFAULT_SETTINGS.logo),
   };
   return { settings, sources };
 }
@@ -118,7 +127,7 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
   return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
 }
 
-export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "accentColor", "footerText"];
+export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "accentColor", "footerText", "logo"];
 
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {
@@ -126,9 +135,15 @@ export const brandingSettings = {
   accentColor: z.string().regex(ACCENT_COLOR, "must be a colour as #rrggbb").optional().meta({ description: "Colour of headings and rules, #rrggbb", examples: ["#1f4e79"] }),
   // One line, at most 200 characters.
   footerText: z.string().max(MAX_FOOTER_TEXT).regex(/^[^\r\n]*$/, "must be a single line").optional().meta({ description: "A line under every page's footer" }),
+  // A storage path in the target's own uploads folder (checked by the route, which knows the target).
+  logo: z
+    .string()
+    .max(1024)
+    .optional()
+    .meta({ description: "Storage path of a PNG or JPEG logo under uploads/{target path}/ (PUT print-settings/logo uploads one there)", examples: ["uploads/tenants/acme-north/print-settings/logo"] }),
 };
 
-/** A short hash of the settings (and the pictures' versions), part of the stored PDF's name: other settings, another file. */
+/** A short hash of the settings (and the pictures' and logo's versions), part of the stored PDF's name: other settings, another file. */
 export function settingsKey(settings: PrintSettings, pictures = ""): string {
   return createHash("sha256").update(JSON.stringify([...SETTING_KEYS.map((key) => settings[key]), pictures])).digest("hex").slice(0, 12);
 }

@@ -29,8 +29,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       statusCode: 200,
       message: expect.any(String),
       data: {
-        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", accentColor: "#1c4073", footerText: "" },
-        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, accentColor: "default", footerText: "default" },
+        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", accentColor: "#1c4073", footerText: "", logo: "" },
+        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, accentColor: "default", footerText: "default", logo: "default" },
         own: { paperSize: "Letter" },
       },
     });
@@ -41,8 +41,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
     expect(saved.status).toBe(200);
     const t = `tenants/${tenant}`;
     expect(saved.json.data).toEqual({
-      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
-      sources: { locale: t, timeZone: t, paperSize: "default", accentColor: t, footerText: t },
+      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster", logo: "" },
+      sources: { locale: t, timeZone: t, paperSize: "default", accentColor: t, footerText: t, logo: "default" },
       own: { locale: "de-DE", timeZone: "Europe/Berlin", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
     });
     expect((await get()).json.data).toEqual(saved.json.data);

@@ -5,7 +5,7 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderInstancePdf, type PreparedImage, type PrintableInstance } from "../../src/print/render";
-import { pdfImages, popplerLines } from "./popplerText";
+import { pageRaster, pdfImages, popplerLines } from "./popplerText";
 
 let photo: PreparedImage;
 let signature: PreparedImage;
@@ -73,5 +73,30 @@ describe("pictures", () => {
     const pdf = await renderInstancePdf(report(fields), options(images));
     expect(pdf.pageCount).toBe(2);
     expect(pdfImages(pdf.bytes).map((i) => i.page)).toEqual([2]);
+  });
+
+  it("draws the logo scaled into its box at the head of the first page only: at the right, at the left in a right-to-left document", async () => {
+    // A red 400 x 100 logo: fitted into the 150 x 50 pt box, it is 150 x 37.5 pt.
+    const red = await sharp({ create: { width: 400, height: 100, channels: 3, background: "#e00000" } }).jpeg().toBuffer();
+    const logo: PreparedImage = { format: "jpeg", bytes: new Uint8Array(red), width: 400, height: 100, channels: 3 };
+    const long = report(Array.from({ length: 90 }, (_, i) => ({ label: `Check ${i + 1}`, type: "text" as const, value: "done" })));
+    for (const locale of ["en-GB", "ar"]) {
+      const pdf = await renderInstancePdf(long, { ...options(new Map(), locale), logo });
+      expect(pdf.pageCount, locale).toBeGreaterThan(1);
+      expect(pdfImages(pdf.bytes), locale).toEqual([expect.objectContaining({ page: 1, width: 400, height: 100 })]);
+      // Where the red pixels are on page 1, drawn at 72 dpi (one pixel per point).
+      const { width, rgb } = pageRaster(pdf.bytes, 1, 72);
+      let [left, right, top, bottom] = [Infinity, -1, Infinity, -1];
+      for (let i = 0; i < rgb.length / 3; i++) {
+        if (rgb[i * 3] < 200 || rgb[i * 3 + 1] > 80 || rgb[i * 3 + 2] > 80) continue;
+        const [x, y] = [i % width, Math.floor(i / width)];
+        [left, right, top, bottom] = [Math.min(left, x), Math.max(right, x), Math.min(top, y), Math.max(bottom, y)];
+      }
+      expect(right - left + 1, locale).toBeCloseTo(150, -1);
+      expect(bottom - top + 1, locale).toBeCloseTo(37.5, -1);
+      expect(top, locale).toBeLessThan(80); // at the head of the page
+      if (locale === "ar") expect(left, locale).toBeCloseTo(50, -1);
+      else expect(right, locale).toBeCloseTo(width - 50, -1);
+    }
   });
 });

@@ -60,3 +60,18 @@ export const squash = (s: string): string => s.replace(/[\s\u202a-\u202e]+/g, ""
 
 /** A PDF's whole text in logical order, whitespace removed. */
 export const logicalText = (bytes: Uint8Array): string => squash(popplerLines(bytes).map(logicalLine).join("\n"));
+
+/** Page `page` of a PDF as poppler's pdftoppm draws it at `dpi`: RGB pixels, row by row. */
+export function pageRaster(bytes: Uint8Array, page: number, dpi: number): { width: number; height: number; rgb: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), "poppler-"));
+  try {
+    writeFileSync(join(dir, "in.pdf"), bytes);
+    const ppm = execFileSync("pdftoppm", ["-r", String(dpi), "-f", String(page), "-l", String(page), join(dir, "in.pdf")], { maxBuffer: 1 << 28 });
+    // Binary PPM: "P6", width, height, maxval, one whitespace byte, then the pixels.
+    const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString("latin1"));
+    if (!header) throw new Error("pdftoppm did not write a PPM");
+    return { width: Number(header[1]), height: Number(header[2]), rgb: ppm.subarray(header[0].length) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

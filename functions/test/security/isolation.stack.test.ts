@@ -179,6 +179,13 @@ interface MatrixRoute {
   kinds?: readonly Kind[];
   success: number;
   body?: unknown;
+  /** A file sent as the body instead of JSON. */
+  upload?: { contentType: string; bytes: Buffer };
+  /**
+   * Routes whose effects others would see (a logo changes what print draws; PUT print-settings
+   * replaces the logo setting) share a lane: their cases run one after another.
+   */
+  lane?: string;
   /** The answer may name targets below the requested one (an audit trail includes them). */
   seesBelow?: boolean;
   /** Before the cases of a form: puts the state a success needs. */
@@ -193,6 +200,10 @@ const userRecord = (node: TargetNode, uid: string) => db().doc(`${node.path}/use
 const ownership = (uid: string) => db().doc(`authOwnership/${uid}`);
 const DELETED_AT = Timestamp.fromDate(new Date("2026-06-01T10:00:00Z"));
 const record = (uid: string, deleted: boolean) => ({ email: `${uid}@iso.test`, displayName: uid, deletedAt: deleted ? DELETED_AT : null });
+/** The content type and bytes a route's cases send, if any. */
+const sent = (route: MatrixRoute) => route.upload ?? (route.body === undefined ? undefined : { contentType: "application/json", bytes: Buffer.from(JSON.stringify(route.body)) });
+/** A 1 x 1 PNG. */
+const TINY_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const same = (actual: unknown, expected: unknown, what: string) => (JSON.stringify(actual) === JSON.stringify(expected) ? undefined : `${what}: ${JSON.stringify(actual)}`);
 
 const ROUTES: MatrixRoute[] = [
@@ -287,6 +298,7 @@ const ROUTES: MatrixRoute[] = [
   },
   {
     name: "print",
+    lane: "print settings and what uses them",
     function: "print",
     method: "POST",
     suffix: "/print",
@@ -314,11 +326,12 @@ const ROUTES: MatrixRoute[] = [
     verify: async (res, node) => {
       const onChain = new Set(chain(node.key).map((n) => n.path));
       const sources = Object.values((res.json?.data?.sources ?? {}) as Record<string, string>);
-      return sources.length === 5 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
+      return sources.length === 6 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
     },
   },
   {
     name: "put print-settings",
+    lane: "print settings and what uses them",
     function: "api",
     method: "PUT",
     suffix: "/print-settings",
@@ -329,6 +342,25 @@ const ROUTES: MatrixRoute[] = [
       const saved = (await db().doc(node.path).get()).get("print.footerText");
       await db().doc(node.path).update({ print: FieldValue.delete() });
       return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
+    },
+  },
+  {
+    name: "put print-settings logo",
+    lane: "print settings and what uses them",
+    function: "api",
+    method: "PUT",
+    suffix: "/print-settings/logo",
+    anyOf: ["ADMIN"],
+    success: 200,
+    upload: { contentType: "image/png", bytes: TINY_PNG },
+    // Stored in the target's own uploads folder, and named by its own settings only.
+    async verify(res, node) {
+      const path = `uploads/${node.path}/print-settings/logo`;
+      const saved = (await db().doc(node.path).get()).get("print.logo");
+      const file = getStorage(stackAdminApp()).bucket(BUCKET).file(path);
+      const [exists] = await file.exists();
+      await Promise.all([db().doc(node.path).update({ print: FieldValue.delete() }), exists ? file.delete() : undefined]);
+      return same([res.json?.data?.own?.logo, saved, exists], [path, path, true], "own logo");
     },
   },
   {
@@ -348,6 +380,7 @@ const ROUTES: MatrixRoute[] = [
   },
   {
     name: "send-pdf",
+    lane: "print settings and what uses them",
     function: "print",
     method: "POST",
     suffix: "/send-pdf",
@@ -469,14 +502,15 @@ describe("tenant isolation matrix (generated from the rules)", () => {
       const headers: Record<string, string> = {};
       // Half the cases authenticate with an ID token, half with email:password.
       if (caller.uid) headers.authorization = n % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
-      if (route.body !== undefined) headers["content-type"] = "application/json";
+      const body = sent(route);
+      if (body) headers["content-type"] = body.contentType;
       const base = route.function === "api" ? `${URLS.api}` : `${URLS.print}`;
       const res = await rawRequest({
         method: route.method,
         origin: base,
         path: `/${route.function}${form.path}${route.suffix}`,
         headers,
-        body: route.body === undefined ? undefined : JSON.stringify(route.body),
+        body: body?.bytes,
       });
       outcome.cases++;
       outcome.byStatus.set(res.status, (outcome.byStatus.get(res.status) ?? 0) + 1);
@@ -502,13 +536,16 @@ describe("tenant isolation matrix (generated from the rules)", () => {
     const started = Date.now();
     for (const flag of FLAG_STATES) {
       await Promise.all(Object.entries(flag.features).map(([key, features]) => db().doc(NODES[key as NodeKey].path).update({ features })));
-      // One lane per route (each route has its own subject user, so lanes never share state);
-      // within a lane, cases run one after another.
+      // One lane per route or group of routes (each route has its own subject user, and routes that
+      // share state share a lane, so lanes never share state); within a lane, cases run one after another.
+      const lanes = Map.groupBy(ROUTES, (route) => route.lane ?? route.name);
       await Promise.all(
-        ROUTES.map(async (route) => {
-          for (const form of FORMS) {
-            await route.prepare?.(NODES[form.node]);
-            for (const { relation, caller } of callersOf(form.node)) await runCase(route, form, relation, caller, flag);
+        [...lanes.values()].map(async (routes) => {
+          for (const route of routes) {
+            for (const form of FORMS) {
+              await route.prepare?.(NODES[form.node]);
+              for (const { relation, caller } of callersOf(form.node)) await runCase(route, form, relation, caller, flag);
+            }
           }
         }),
       );
@@ -547,13 +584,14 @@ describe("tenant isolation matrix (generated from the rules)", () => {
             const want = expectedUnknown(form, caller);
             const headers: Record<string, string> = {};
             if (caller.uid) headers.authorization = n++ % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
-            if (route.body !== undefined) headers["content-type"] = "application/json";
+            const body = sent(route);
+            if (body) headers["content-type"] = body.contentType;
             const res = await rawRequest({
               method: route.method,
               origin: route.function === "api" ? URLS.api : URLS.print,
               path: `/${route.function}${form.path}${route.suffix}`,
               headers,
-              body: route.body === undefined ? undefined : JSON.stringify(route.body),
+              body: body?.bytes,
             });
             byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
             const where = `${route.name} ${form.path} (${form.why}) by ${caller.label}`;

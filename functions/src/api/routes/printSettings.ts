@@ -2,11 +2,12 @@ import { z } from "zod";
 import { auditInTransaction } from "../../audit";
 import { db, firestoreSdk } from "../../firebase";
 import type { TargetNode } from "../../http/access";
+import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { PAPER_SIZE_NAMES } from "../../print/render/paper";
 import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
 
-const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER_SIZE_NAMES), accentColor: z.string(), footerText: z.string() };
+const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER_SIZE_NAMES), accentColor: z.string(), footerText: z.string(), logo: z.string() };
 
 /** What a target prints with, where each value comes from, and what the target sets itself. */
 const printSettingsData = z.strictObject({
@@ -17,18 +18,18 @@ const printSettingsData = z.strictObject({
   own: z.strictObject(Object.fromEntries(Object.entries(settingsShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof settingsShape]: z.ZodOptional<(typeof settingsShape)[K]> }).describe("The values this target sets itself (usable ones)."),
 });
 
-function describeSettings(chain: readonly TargetNode[]): z.infer<typeof printSettingsData> {
+export function describeSettings(chain: readonly TargetNode[]): z.infer<typeof printSettingsData> {
   const { settings, sources } = resolveSettings(chain);
-  const target = chain[chain.length - 1].data;
+  const target = chain[chain.length - 1];
   const own: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
-    const usable = CHECKS[key](ownSetting(target, key));
+    const usable = CHECKS[key](ownSetting(target.data, key), target.path);
     if (usable !== undefined) own[key] = usable;
   }
   return { effective: settings, sources, own };
 }
 
-const response = (description: string) => ({
+export const printSettingsResponse = (description: string) => ({
   status: 200 as const,
   description,
   schema: z.strictObject({ statusCode: z.literal(200), message: z.string(), data: printSettingsData }),
@@ -40,7 +41,7 @@ export const getPrintSettings = defineRoute({
   path: "/print-settings",
   summary: "Read the print settings of a target: effective values, where each comes from, and its own",
   anyOf: ["ADMIN"],
-  response: response("The settings."),
+  response: printSettingsResponse("The settings."),
   async handle({ access }) {
     return { statusCode: 200 as const, message: "Print settings.", data: describeSettings(access.chain) };
   },
@@ -54,9 +55,10 @@ export const putPrintSettings = defineRoute({
   anyOf: ["ADMIN"],
   body: z.strictObject({ ...settingsOverrides, ...brandingSettings }),
   transactional: true,
-  response: response("The settings, as they are now."),
-  errors: { 400: "An unknown locale, time zone or paper size (the message names the field)." },
+  response: printSettingsResponse("The settings, as they are now."),
+  errors: { 400: "An unknown locale, time zone or paper size, a malformed colour, or a logo outside the target's uploads folder (the message names the field)." },
   async handle({ access, caller, body, tx }) {
+    if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
     const { FieldValue } = firestoreSdk();
     // The target's settings as written (for the answer), and the same as field changes.
     const before = access.chain[access.chain.length - 1];

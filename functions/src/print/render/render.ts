@@ -495,6 +495,20 @@ const PHOTO_MAX_HEIGHT = 190;
 const SIGNATURE_MAX_HEIGHT = 70;
 /** Pixels per inch a picture is drawn at when it is small enough to need no scaling down. */
 const PICTURE_PPI = 150;
+/** The box of the logo, at the head of the first page beside the title (at its end: right, or left in a right-to-left document). */
+const LOGO_BOX_WIDTH = 150;
+const LOGO_BOX_HEIGHT = 50;
+const LOGO_GAP = 14;
+
+/** Draws the logo scaled into its box, at the top of the first page; returns its drawn height. */
+function drawLogo(canvas: Canvas, logo: PreparedImage): number {
+  const fit = Math.min(LOGO_BOX_WIDTH / logo.width, LOGO_BOX_HEIGHT / logo.height);
+  const width = logo.width * fit;
+  const height = logo.height * fit;
+  const x = canvas.left(MARGIN_X + canvas.page.contentWidth - width, width);
+  canvas.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(canvas.y - height)} cm /${canvas.images.use(logo)} Do Q`);
+  return height;
+}
 
 /**
  * An image or signature field: its label, the picture in the value column (scaled to fit, never
@@ -608,13 +622,18 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     page,
   );
 
-  // Header: title, object type, target.
+  // Header: title (beside the logo, if any), object type, target.
+  const headTop = canvas.y;
+  const logo = options.logo && options.logo.width > 0 && options.logo.height > 0 ? options.logo : undefined;
+  const logoHeight = logo ? drawLogo(canvas, logo) : 0;
+  const titleWidth = logo ? page.contentWidth - LOGO_BOX_WIDTH - LOGO_GAP : page.contentWidth;
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: page.contentWidth, lines: wrap(canvas, s.title, title, page.contentWidth), style: s.title }],
+    cells: [{ x: MARGIN_X, width: titleWidth, lines: wrap(canvas, s.title, title, titleWidth), style: s.title }],
     leading: TITLE_LEADING,
     padTop: 0,
     padBottom: 6,
   });
+  canvas.y = Math.min(canvas.y, headTop - logoHeight - 6);
   labelValueRow(canvas, s, fmt.words.objectType, objectTypeName, false);
   labelValueRow(canvas, s, fmt.words.target, targetName, false);
   canvas.y -= 4;

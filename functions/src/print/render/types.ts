@@ -66,6 +66,8 @@ export interface RenderOptions {
    * storage path. A field whose picture is not here prints the locale's "image unavailable".
    */
   images?: ReadonlyMap<string, PreparedImage>;
+  /** The target's logo, prepared like the pictures: drawn in a box at the head of the first page. */
+  logo?: PreparedImage;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
 }

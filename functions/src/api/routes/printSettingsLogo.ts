@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { auditInTransaction } from "../../audit";
+import { db, defaultBucket } from "../../firebase";
+import { HttpError, badRequest } from "../../http/errors";
+import { defineRoute } from "../../http/routes";
+import { storageCall } from "../../print/documents";
+import { LOGO_LIMITS } from "../../print/pictures";
+import { describeSettings, printSettingsResponse } from "./printSettings";
+
+/** Where a target's uploaded logo is stored: in its own uploads folder, so that its settings may name it. */
+export const logoPath = (targetPath: string) => `uploads/${targetPath}/print-settings/logo`;
+
+/** The image's format once it decodes whole within the logo's pixel limit (400 or 422 otherwise). */
+async function checkedLogo(bytes: Buffer): Promise<"png" | "jpeg"> {
+  const { default: sharp } = await import("sharp");
+  let format: string | undefined;
+  let pixels: number;
+  try {
+    const meta = await sharp(bytes).metadata();
+    format = meta.format;
+    pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  } catch {
+    throw badRequest("The body is not a PNG or JPEG image.");
+  }
+  if (format !== "png" && format !== "jpeg") throw badRequest(`The body is a ${format ?? "unknown"} file, not a PNG or JPEG image.`);
+  if (pixels > LOGO_LIMITS.pixels) throw new HttpError(422, `The logo has ${pixels} pixels; the limit is ${LOGO_LIMITS.pixels}.`);
+  try {
+    // Decoded whole (into a thumbnail), so that a truncated or corrupt file is refused now, not at print time.
+    await sharp(bytes, { failOn: "error", limitInputPixels: LOGO_LIMITS.pixels }).resize(32, 32, { fit: "inside" }).raw().toBuffer();
+  } catch {
+    throw badRequest(`The body is not a readable ${format === "png" ? "PNG" : "JPEG"} image.`);
+  }
+  return format;
+}
+
+/** Stores the body as the target's logo and sets its `print.logo` to it (issue 17). ADMIN. */
+export const putPrintSettingsLogo = defineRoute({
+  method: "put",
+  path: "/print-settings/logo",
+  summary: "Upload the logo of a target (a PNG or JPEG body of at most 1 MB); its PDFs print it at the head of the first page",
+  anyOf: ["ADMIN"],
+  upload: { mediaTypes: ["image/png", "image/jpeg"], maxBytes: LOGO_LIMITS.bytes },
+  body: z.instanceof(Buffer), // the file's bytes, as `upload` takes them
+
+  transactional: true,
+  response: printSettingsResponse("The settings, as they are now: `logo` is the uploaded file."),
+  errors: {
+    400: "The body is not a readable PNG or JPEG image.",
+    422: "The image has more than 25 million pixels.",
+    503: "Cloud Storage unavailable.",
+  },
+  async handle({ access, caller, body, tx }) {
+    const format = await checkedLogo(body);
+    const path = logoPath(access.path);
+    // A new upload is a new object generation: PDFs printed with the old logo are not reused.
+    await storageCall(() => defaultBucket().file(path).save(body, { resumable: false, contentType: `image/${format}` }));
+    tx.update(db().doc(access.path), { "print.logo": path });
+    auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
+    const target = access.chain[access.chain.length - 1];
+    const print = { ...((target.data.print as Record<string, unknown> | undefined) ?? {}), logo: path };
+    const chain = [...access.chain.slice(0, -1), { ...target, data: { ...target.data, print } }];
+    return { statusCode: 200 as const, message: "Logo saved.", data: describeSettings(chain) };
+  },
+});

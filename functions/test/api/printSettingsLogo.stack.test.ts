@@ -1,0 +1,140 @@
+// The logo: uploaded by PUT /api/{target}/print-settings/logo (PNG or JPEG, at most 1 MB) into the
+// target's uploads folder, inherited by the targets below, printed at the head of the first page,
+// and part of the stored PDF's version; bad bodies and bad stored logos never fail a print.
+
+import { getStorage } from "firebase-admin/storage";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUCKET } from "../../stack/config";
+import { stackAdminApp } from "../../stack/seedStack";
+import { BASES, REQUEST_TIMEOUT_MS, call, idTokenFor } from "../helpers";
+import { pdfImages } from "../print/popplerText";
+import { apiUrl, firestore, freshUid, readDoc } from "./fixtures";
+
+const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
+
+const logoPng = (colour: string, width = 480, height = 160) =>
+  sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect x="4" y="4" width="${height - 8}" height="${height - 8}" rx="24" fill="${colour}"/></svg>`))
+    .png()
+    .toBuffer();
+
+describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", () => {
+  let orgAdmin: string;
+  let reader: string;
+  let org: string;
+  let tenant: string;
+  beforeAll(async () => {
+    [orgAdmin, reader] = await Promise.all([idTokenFor("org-admin@acme.test"), idTokenFor("north-reader@acme.test")]);
+    // A fresh organization administered by the demo's organization admin, with one tenant and an instance.
+    org = freshUid("logo-org");
+    tenant = freshUid("logo-tenant");
+    const db = firestore();
+    await db.doc(`organizations/${org}`).set({ name: "Logo Org", features: {} });
+    await db.doc(`organizations/${org}/members/org-admin`).set({ permissions: ["ADMIN"] });
+    await db.doc(`tenants/${tenant}`).set({ name: "Logo Tenant", organizationId: org, features: {} });
+    await db.doc(`tenants/${tenant}/members/north-reader`).set({ permissions: ["READ"] });
+    await db.doc(`tenants/${tenant}/objectInstances/doc`).set({ title: "Doc", objectTypeName: "T", sections: [{ title: "S", fields: [{ label: "Done", type: "boolean", value: true }] }] });
+  });
+  const orgTarget = () => `/organization/${org}`;
+  const tenantTarget = () => `/organization/${org}/tenant/${tenant}`;
+  const upload = (body: Uint8Array | string, contentType: string, target = orgTarget(), token = orgAdmin) =>
+    fetch(apiUrl(`${target}/print-settings/logo`), {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+      body,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    }).then(async (res) => ({ status: res.status, json: (await res.json()) as any }));
+  const print = () => call(`${BASES.print.functionUrl}/tenant/${tenant}/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "doc" } });
+  const pdfOf = async (printed: Awaited<ReturnType<typeof print>>) => new Uint8Array(await (await fetch(printed.json.data.downloadUrl)).arrayBuffer());
+
+  it("stores an organization's logo in its folder; its tenants print it on the first page; a new upload is a new PDF", async () => {
+    const before = await print();
+    expect(before.status).toBe(201);
+    expect(pdfImages(await pdfOf(before))).toEqual([]);
+
+    const saved = await upload(await logoPng("#1f4e79"), "image/png");
+    expect(saved.status).toBe(200);
+    const path = `uploads/organizations/${org}/print-settings/logo`;
+    expect(saved.json.data).toMatchObject({ effective: { logo: path }, sources: { logo: `organizations/${org}` }, own: { logo: path } });
+    const [metadata] = await bucket().file(path).getMetadata();
+    expect(metadata.contentType).toBe("image/png");
+    expect((await readDoc(`organizations/${org}`))?.print).toEqual({ logo: path });
+    const tenantSettings = await call(apiUrl(`${tenantTarget()}/print-settings`), { auth: { bearer: orgAdmin } });
+    expect(tenantSettings.json.data).toMatchObject({ effective: { logo: path }, sources: { logo: `organizations/${org}` }, own: {} });
+
+    const printed = await print();
+    expect(printed.json.data).toMatchObject({ cached: false });
+    expect(printed.json.data.storagePath).not.toBe(before.json.data.storagePath);
+    // The logo and its alpha, at its pixel size (480 x 160 is within the logo's 600-pixel long side).
+    expect(pdfImages(await pdfOf(printed))).toEqual([
+      expect.objectContaining({ page: 1, type: "image", width: 480, height: 160 }),
+      expect.objectContaining({ page: 1, type: "smask", width: 480, height: 160 }),
+    ]);
+    expect((await print()).json.data).toMatchObject({ cached: true, storagePath: printed.json.data.storagePath });
+
+    // Another upload (a JPEG, larger than a logo is embedded: scaled down) is another PDF.
+    const jpeg = await sharp({ create: { width: 1200, height: 300, channels: 3, background: "#c02020" } }).jpeg().toBuffer();
+    expect((await upload(jpeg, "image/jpeg")).status).toBe(200);
+    const again = await print();
+    expect(again.json.data.cached).toBe(false);
+    expect(pdfImages(await pdfOf(again))).toEqual([expect.objectContaining({ page: 1, type: "image", width: 600, height: 150, enc: "jpeg" })]);
+
+    const events = await call(apiUrl(`${orgTarget()}/audit-events?action=printSettings.logoUploaded`), { auth: { bearer: orgAdmin } });
+    expect(events.json.data).toHaveLength(2);
+    expect(events.json.data[0]).toMatchObject({ subject: "print-settings", target: `organizations/${org}`, details: { logo: path, format: "jpeg", sizeBytes: jpeg.length } });
+  });
+
+  it("refuses what is not a PNG or JPEG of at most 1 MB, and a reader, changing nothing", async () => {
+    const path = `uploads/organizations/${org}/print-settings/logo`;
+    const [{ generation }] = await bucket().file(path).getMetadata();
+    const settings = async () => (await call(apiUrl(`${orgTarget()}/print-settings`), { auth: { bearer: orgAdmin } })).json.data;
+    const before = await settings();
+    const png = await logoPng("#000000");
+    const cases: [Uint8Array | string, string, number, RegExp][] = [
+      [JSON.stringify({ logo: "x" }), "application/json", 415, /image\/png or image\/jpeg/],
+      [png, "image/gif", 415, /image\/png or image\/jpeg/],
+      [new Uint8Array(Buffer.from("not an image at all")), "image/png", 400, /not a PNG or JPEG/],
+      [png.subarray(0, png.length - 40), "image/png", 400, /not a readable PNG/],
+      [await sharp(png).webp().toBuffer(), "image/png", 400, /webp file/],
+      [new Uint8Array(1024 * 1024 + 1), "image/png", 413, /1048576 bytes/],
+      [new Uint8Array(0), "image/png", 400, /file's bytes/],
+    ];
+    for (const [body, type, status, message] of cases) {
+      const res = await upload(body, type);
+      expect(res.status, `${type} ${body.length}`).toBe(status);
+      expect(res.json.message).toMatch(message);
+    }
+    // An image with more pixels than a logo may decode, in few bytes.
+    const huge = await sharp({ create: { width: 10_000, height: 3_000, channels: 3, background: "#ffffff" } }).png().toBuffer();
+    expect((await upload(huge, "image/png")).status).toBe(422);
+    expect((await upload(png, "image/png", `/tenant/${tenant}`, reader)).status).toBe(401);
+    expect(await settings()).toEqual(before);
+    expect((await bucket().file(path).getMetadata())[0].generation).toBe(generation);
+  });
+
+  it("takes a logo path only in the target's own folder, and prints without a logo that is missing or broken", async () => {
+    const put = (body: unknown) => call(apiUrl(`${tenantTarget()}/print-settings`), { method: "PUT", auth: { bearer: orgAdmin }, body });
+    for (const logo of [`uploads/organizations/${org}/print-settings/logo`, "uploads/tenants/acme-south/logo.png", `uploads/tenants/${tenant}/../acme-south/logo.png`, `generated-pdfs/tenants/${tenant}/x.pdf`]) {
+      const res = await put({ logo });
+      expect(res.status, logo).toBe(400);
+      expect(res.json.message).toContain("'logo'");
+    }
+    // The tenant's own logo path, not uploaded yet: the PDF prints without a logo.
+    const own = `uploads/tenants/${tenant}/brand/logo.png`;
+    expect((await put({ logo: own })).json.data).toMatchObject({ effective: { logo: own }, sources: { logo: `tenants/${tenant}` } });
+    const missing = await print();
+    expect(missing.status).toBe(201);
+    expect(pdfImages(await pdfOf(missing))).toEqual([]);
+    // A broken file there (written past the route, which would refuse it): still printed, without it.
+    await bucket().file(own).save(Buffer.from("\x89PNG\r\n\x1a\n broken"), { contentType: "image/png" });
+    const broken = await print();
+    expect(broken.status).toBe(201);
+    expect(broken.json.data.storagePath).not.toBe(missing.json.data.storagePath);
+    expect(pdfImages(await pdfOf(broken))).toEqual([]);
+    // A stored path outside the folder of the target that sets it is not used: the organization's logo is inherited again.
+    await firestore().doc(`tenants/${tenant}`).update({ "print.logo": "uploads/tenants/acme-south/logo.png" });
+    const inherited = await call(apiUrl(`${tenantTarget()}/print-settings`), { auth: { bearer: orgAdmin } });
+    expect(inherited.json.data.sources.logo).toBe(`organizations/${org}`);
+    expect(pdfImages(await pdfOf(await print()))).toEqual([expect.objectContaining({ page: 1, width: 600, height: 150 })]);
+  });
+});
