@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PrintableField, PrintableInstance, RenderedPdf, RenderOptions } from "../src/print/render";
+import { drawPicture, type FixturePicture } from "../stack/seed";
 
 export const FUNCTIONS_DIR = resolve(__dirname, "..");
 export const ROOT_DIR = resolve(FUNCTIONS_DIR, "..");
@@ -44,6 +45,24 @@ export interface BenchCase {
   rtl: boolean;
   /** Which Han forms the document uses, as our renderer decides it (the peers order their CJK fonts by it). */
   han: HanStyle;
+  /** The files of its image and signature fields, by storage path: every engine gets the same bytes. */
+  pictures?: Record<string, BenchPicture>;
+}
+
+/** A stored picture as the print function would download it. */
+export interface BenchPicture {
+  contentType: "image/jpeg" | "image/png";
+  width: number;
+  height: number;
+  base64: string;
+}
+
+const pictureBytes = new WeakMap<BenchPicture, Buffer>();
+/** A picture's bytes (decoded once per worker: the download a request would do is not the engines' work). */
+export function bytesOf(p: BenchPicture): Buffer {
+  let bytes = pictureBytes.get(p);
+  if (!bytes) pictureBytes.set(p, (bytes = Buffer.from(p.base64, "base64")));
+  return bytes;
 }
 
 export function renderOptions(c: BenchCase): RenderOptions {
@@ -55,6 +74,7 @@ const GENERATED_AT = "2026-05-04T16:20:00.000Z";
 
 interface Fixture {
   documents: Record<string, Record<string, unknown>>;
+  pictures: Record<string, FixturePicture>;
 }
 
 function loadFixture(): Fixture {
@@ -346,13 +366,26 @@ function isRtl(language: string): boolean {
   return info?.direction === "rtl";
 }
 
+/** The pictures a demo instance shows, drawn as the seed draws them. */
+async function demoPictures(fixture: Fixture, id: string): Promise<Record<string, BenchPicture>> {
+  const format = require(FORMAT_MODULE) as FormatModule;
+  const out: Record<string, BenchPicture> = {};
+  for (const path of format.imagePaths(fixture.documents[`tenants/${DEMO_TENANT}/objectInstances/${id}`])) {
+    const picture = fixture.pictures[path];
+    if (!picture) throw new Error(`${id}: no fixture picture ${path}`);
+    const { bytes, contentType } = await drawPicture(picture);
+    out[path] = { contentType, width: picture.width, height: picture.height, base64: bytes.toString("base64") };
+  }
+  return out;
+}
+
 /** Builds every case. `renderer` decides the one-page cut, the language and reports page counts. */
 export async function buildCases(renderer: RendererModule): Promise<BenchCase[]> {
   const fixture = loadFixture();
   const scripts = require(SCRIPTS_MODULE) as ScriptsModule;
   const targetName = String(fixture.documents[`tenants/${DEMO_TENANT}`]?.name ?? DEMO_TENANT);
-  const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false): Promise<BenchCase> => {
-    const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance) };
+  const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false, pictures?: Record<string, BenchPicture>): Promise<BenchCase> => {
+    const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance), pictures };
     const rendered = await renderer.renderInstancePdf(instance, { instanceId, targetName, generatedAt: new Date(GENERATED_AT) });
     const language = pdfLanguage(rendered.bytes);
     // As the renderer: Han forms from the locale when there is one (none here), else from the content.
@@ -394,6 +427,18 @@ export async function buildCases(renderer: RendererModule): Promise<BenchCase[]>
       true,
       true,
     );
+  cases.push(
+    await make(
+      "photos",
+      "p. four photos and a signature",
+      "demo `inspection-photos` as stored: four 1600 x 1200 JPEG photos and a 480 x 140 PNG signature with transparency, drawn as the seed draws them; every engine gets the same files (ours scales them to a 1000-pixel long side with sharp, inside the timing)",
+      "inspection-photos",
+      demoInstance(fixture, "inspection-photos"),
+      true,
+      false,
+      await demoPictures(fixture, "inspection-photos"),
+    ),
+  );
   cases.push(await long("arabic-20", "w2. Arabic, ~20 pages", "right-to-left Arabic", "site-report-ar", ARABIC, ARABIC_SIZE, 20260611));
   cases.push(await long("japanese-20", "w3. Japanese, ~20 pages", "Japanese", "site-report-ja", JAPANESE, JAPANESE_SIZE, 20260612));
   return cases;

@@ -3,7 +3,7 @@ import { getAuth } from "firebase-admin/auth";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { BUCKET, EMULATOR_ENV, PROJECT_ID, URLS } from "./config";
-import { decodeValue, pictureSvg, type Fixture } from "./seed";
+import { decodeValue, drawPicture, type Fixture } from "./seed";
 
 /** The Admin SDK of this process, pointed at the local stack. */
 export function stackAdminApp(): App {
@@ -59,12 +59,10 @@ export async function seedStack(fixture: Omit<Fixture, "pictures"> & Partial<Pic
   }
   const pictures = Object.entries(fixture.pictures ?? {});
   if (pictures.length > 0) {
-    const { default: sharp } = await import("sharp");
     const bucket = getStorage(app).bucket(BUCKET);
     for (const [path, picture] of pictures) {
-      const image = sharp(Buffer.from(pictureSvg(picture)));
-      const bytes = picture.kind === "photo" ? await image.jpeg({ quality: 85 }).toBuffer() : await image.png().toBuffer();
-      await bucket.file(path).save(bytes, { contentType: picture.kind === "photo" ? "image/jpeg" : "image/png", resumable: false });
+      const { bytes, contentType } = await drawPicture(picture);
+      await bucket.file(path).save(bytes, { contentType, resumable: false });
     }
   }
   return { users: fixture.users.length, documents: entries.length, pictures: pictures.length };

@@ -76,8 +76,16 @@ table.grid .num { text-align: end; }
 const row = (label: string, value: string | undefined): string =>
   `<tr class="ruled"><th>${esc(label)}</th>${value === undefined ? `<td class="empty">${EMPTY}</td>` : `<td>${esc(value)}</td>`}</tr>`;
 
+/** A picture inline, as a server hands Chromium the files it downloaded: a data URL. */
+const dataUrl = (b: Extract<Block, { kind: "image" }>): string => `data:${b.picture.contentType};base64,${b.picture.base64}`;
+
 function block(b: Exclude<Block, { kind: "row" }>): string {
   switch (b.kind) {
+    case "image": {
+      const rule = b.signature ? `<div style="border-top: 0.6pt solid #1a1a1a; width: ${Math.max(b.width, 120)}pt; margin-top: 2pt;"></div>` : "";
+      const caption = b.caption ? `<div class="empty">${esc(b.caption)}</div>` : "";
+      return `<table class="rows"><tr class="ruled"><th>${esc(b.label)}</th><td><img src="${dataUrl(b)}" style="display: block; width: ${b.width}pt; height: ${b.height}pt;">${rule}${caption}</td></tr></table>`;
+    }
     case "paragraphs":
       return `<div class="label">${esc(b.label)}</div><div class="para">${esc(b.text)}</div>`;
     case "table": {

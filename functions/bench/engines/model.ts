@@ -2,13 +2,25 @@
 // definition) are built from. Values are formatted by our own format.ts (lib/), so every engine prints
 // the same text: dates, numbers, Yes/No, "—" for empty, bullet lists for multichoice.
 
-import type { BenchCase, FormatModule, HanStyle } from "../cases";
+import type { BenchCase, BenchPicture, FormatModule, HanStyle } from "../cases";
 import { FORMAT_MODULE } from "../cases";
 
 export type Block =
   | { kind: "row"; label: string; value: string | undefined }
   | { kind: "paragraphs"; label: string; text: string }
-  | { kind: "table"; label: string; columns: string[]; rows: string[][]; numeric: boolean[] };
+  | { kind: "table"; label: string; columns: string[]; rows: string[][]; numeric: boolean[] }
+  /** A photo or signature, drawn `width` x `height` points as ours draws it, the caption under it (a signature on a rule). */
+  | { kind: "image"; label: string; path: string; picture: BenchPicture; width: number; height: number; caption: string; signature: boolean };
+
+/** Our renderer's picture geometry (render.ts): 150 ppi at most, into the value column, 190 pt high (a signature 70). */
+const VALUE_WIDTH = 595.28 - 100 - 177;
+const LONG_SIDE = 1000;
+function drawnSize(p: BenchPicture, signature: boolean): { width: number; height: number } {
+  const scaled = Math.min(1, LONG_SIDE / Math.max(p.width, p.height));
+  const [w, h] = [((p.width * scaled) * 72) / 150, ((p.height * scaled) * 72) / 150];
+  const fit = Math.min(1, VALUE_WIDTH / w, (signature ? 70 : 190) / h);
+  return { width: w * fit, height: h * fit };
+}
 
 export interface DocModel {
   title: string;
@@ -47,9 +59,11 @@ export function buildModel(c: BenchCase): DocModel {
           return { kind: "paragraphs", label, text: d.text };
         case "table":
           return { kind: "table", label, columns: d.columns, rows: d.rows, numeric: d.numeric };
-        case "image":
-          // No benchmark case has pictures yet: the peers would need the same files.
-          throw new Error(`${c.key}: image fields are not in the benchmark's model yet`);
+        case "image": {
+          const picture = c.pictures?.[d.storagePath];
+          if (!picture) throw new Error(`${c.key}: the case has no file for ${d.storagePath}`);
+          return { kind: "image", label, path: d.storagePath, picture, ...drawnSize(picture, d.signature), caption: d.caption, signature: d.signature };
+        }
       }
     }),
   }));

@@ -1,13 +1,29 @@
-// Our renderer, compiled (lib/print/render), exactly as the print function calls it.
+// Our renderer, compiled (lib/print/render), exactly as the print function calls it; a case's
+// pictures are prepared first as the print function prepares what it downloaded (lib/print/pictures:
+// sharp, EXIF orientation, a 1000-pixel long side), inside the timing.
 
-import { RENDERER_MODULE, renderOptions, type RendererModule } from "../cases";
+import type { File } from "@google-cloud/storage";
+import { resolve } from "node:path";
+import { FUNCTIONS_DIR, RENDERER_MODULE, bytesOf, renderOptions, type BenchCase, type RendererModule } from "../cases";
 import type { Engine } from "./types";
+
+type PicturesModule = typeof import("../../src/print/pictures");
+const PICTURES_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "pictures.js");
+
+/** The case's pictures as the print function's objects: their bytes already downloaded. */
+const pictureObjects = (c: BenchCase) =>
+  Object.entries(c.pictures ?? {}).map(([path, picture]) => {
+    const bytes = bytesOf(picture);
+    return { path, generation: "1", size: bytes.length, file: { download: async () => [bytes] } as unknown as File };
+  });
 
 export async function createOurs(): Promise<Engine> {
   const renderer = require(RENDERER_MODULE) as RendererModule;
+  const pictures = require(PICTURES_MODULE) as PicturesModule;
   return {
     async render(c) {
-      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, renderOptions(c));
+      const images = c.pictures ? await pictures.preparePictures(pictureObjects(c), (operation) => operation()) : undefined;
+      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, { ...renderOptions(c), images });
       return { bytes, pageCount };
     },
     async close() {},

@@ -56,6 +56,12 @@ function rowsTable(rows: [string, string | undefined][], ruled = true): Node {
 }
 
 function block(b: Exclude<Block, { kind: "row" }>): Node[] {
+  if (b.kind === "image") {
+    const value: Node[] = [{ image: `data:${b.picture.contentType};base64,${b.picture.base64}`, width: b.width, height: b.height }];
+    if (b.signature) value.push({ canvas: [{ type: "line", x1: 0, y1: 0, x2: Math.max(b.width, 120), y2: 0, lineWidth: 0.6, lineColor: INK }], margin: [0, 2, 0, 0] });
+    if (b.caption) value.push({ text: b.caption, color: MUTED });
+    return [{ table: { widths: [165, "*"], dontBreakRows: true, body: [[labelCell(b.label), { stack: value }]] }, layout: rowsLayout }];
+  }
   const label: Node = { text: b.label, bold: true, fontSize: 8.5, color: LABEL, margin: [0, 3.5, 0, 1.5] };
   if (b.kind === "paragraphs") return [label, { text: b.text, lineHeight: 1.05, margin: [0, 0, 0, 3.5] }, line(0.5, RULE, [0, 0, 0, 0])];
   const head = b.columns.map((c, i) => ({ text: c, bold: true, fillColor: HEADER_FILL, alignment: b.numeric[i] ? "right" : "left" }));

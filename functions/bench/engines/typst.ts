@@ -15,6 +15,7 @@
 // Tagged PDF off (`pdfTags: false`), like ours and the "chromium" engine.
 
 import type { NodeCompiler } from "@myriaddreamin/typst-ts-node-compiler";
+import { bytesOf } from "../cases";
 import { fontList, notoFiles, type ListedFont } from "./fonts";
 import { buildModel, EMPTY, type Block, type DocModel } from "./model";
 import type { Engine } from "./types";
@@ -86,8 +87,17 @@ function rows(list: [string, string | undefined][], ruled = true): string {
   return `#R(${ruled ? "" : "ruled: false, "}${pairs})\n`;
 }
 
+/** Where a picture is in the compiler's virtual files (mapShadow): one path per storage path. */
+export const picturePath = (storagePath: string): string => `/pictures/${Buffer.from(storagePath).toString("hex")}`;
+
 function block(b: Exclude<Block, { kind: "row" }>): string {
   if (b.kind === "paragraphs") return `#P(${str(b.label)}, ${str(b.text)})\n`;
+  if (b.kind === "image") {
+    const parts = [`image(${str(picturePath(b.path))}, width: ${b.width}pt, height: ${b.height}pt)`];
+    if (b.signature) parts.push(`line(length: ${Math.max(b.width, 120)}pt, stroke: 0.6pt + ink)`);
+    if (b.caption) parts.push(`text(fill: muted, ${str(b.caption)})`);
+    return `#R((${str(b.label)}, stack(spacing: 3pt, ${parts.join(", ")})))\n`;
+  }
   const align = `(${b.numeric.map((x) => (x ? "end" : "start")).join(", ")}${b.numeric.length === 1 ? "," : ""})`;
   const cells = b.rows.map((r) => r.map((c) => (c === "" ? "none" : str(c))).join(", ")).join(",\n  ");
   return `#T(${str(b.label)}, ${align}, ${strs(b.columns)},\n  ${cells})\n`;
@@ -169,6 +179,8 @@ export async function createTypst(): Promise<Engine> {
   let renders = 0;
   return {
     async render(c) {
+      // The case's files, as a server would hand the compiler what it downloaded.
+      for (const [path, picture] of Object.entries(c.pictures ?? {})) compiler.mapShadow(picturePath(path), bytesOf(picture));
       const source = buildTypst(buildModel(c), [c.instanceId, `render ${++renders}`], new Date(c.generatedAt));
       return compilePdf(compiler, source);
     },

@@ -154,10 +154,11 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const instanceId = instance.id;
   if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
   const stored = instance.data()!;
-  // The pictures it may show and the logo, and their versions: part of the stored PDF's name.
+  // The pictures it may show, and their versions: part of the stored PDF's name. (The logo's path,
+  // in the settings, is its version: an upload is a new path.)
   const fileOf = (path: string) => defaultBucket().file(path);
-  const [pictures, logo] = await Promise.all([pictureObjects(access, imagePaths(stored), fileOf, storageCall), settings.logo ? logoObject(settings.logo, fileOf, storageCall) : undefined]);
-  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(logo ? [...pictures, logo] : pictures));
+  const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
+  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures));
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
@@ -187,6 +188,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     pdf = await oneRenderAtATime(async () => {
       const images = await preparePictures(pictures, storageCall);
       // Apart from the fields' pictures: an instance may not show a logo from a folder above its target's.
+      const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
       const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
       return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images, logo: logoImage });
     });

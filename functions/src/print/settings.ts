@@ -140,7 +140,7 @@ export const brandingSettings = {
     .string()
     .max(1024)
     .optional()
-    .meta({ description: "Storage path of a PNG or JPEG logo under uploads/{target path}/ (PUT print-settings/logo uploads one there)", examples: ["uploads/tenants/acme-north/print-settings/logo"] }),
+    .meta({ description: "Storage path of a PNG or JPEG logo under uploads/{target path}/ (PUT print-settings/logo uploads one there)", examples: ["uploads/tenants/acme-north/print-settings/logo.png"] }),
 };
 
 /** A short hash of the settings (and the pictures' and logo's versions), part of the stored PDF's name: other settings, another file. */

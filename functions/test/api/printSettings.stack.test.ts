@@ -3,6 +3,9 @@ import { BASES, call, idTokenFor } from "../helpers";
 import { popplerLines } from "../print/popplerText";
 import { apiUrl, firestore, freshUid } from "./fixtures";
 
+/** The demo organization's logo, which its tenants inherit. */
+const ACME_LOGO = "uploads/organizations/acme/print-settings/logo.png";
+
 describe("GET and PUT /api/{target}/print-settings", () => {
   let orgAdmin: string;
   let reader: string;
@@ -29,8 +32,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       statusCode: 200,
       message: expect.any(String),
       data: {
-        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", accentColor: "#1c4073", footerText: "", logo: "" },
-        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, accentColor: "default", footerText: "default", logo: "default" },
+        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", accentColor: "#1c4073", footerText: "", logo: ACME_LOGO },
+        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, accentColor: "default", footerText: "default", logo: "organizations/acme" },
         own: { paperSize: "Letter" },
       },
     });
@@ -41,8 +44,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
     expect(saved.status).toBe(200);
     const t = `tenants/${tenant}`;
     expect(saved.json.data).toEqual({
-      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster", logo: "" },
-      sources: { locale: t, timeZone: t, paperSize: "default", accentColor: t, footerText: t, logo: "default" },
+      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster", logo: ACME_LOGO },
+      sources: { locale: t, timeZone: t, paperSize: "default", accentColor: t, footerText: t, logo: "organizations/acme" },
       own: { locale: "de-DE", timeZone: "Europe/Berlin", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
     });
     expect((await get()).json.data).toEqual(saved.json.data);

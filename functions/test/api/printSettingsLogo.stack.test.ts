@@ -52,9 +52,12 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     expect(before.status).toBe(201);
     expect(pdfImages(await pdfOf(before))).toEqual([]);
 
-    const saved = await upload(await logoPng("#1f4e79"), "image/png");
+    const png = await logoPng("#1f4e79");
+    const saved = await upload(png, "image/png");
     expect(saved.status).toBe(200);
-    const path = `uploads/organizations/${org}/print-settings/logo`;
+    // Named by its bytes: the path is the logo's version.
+    const path = saved.json.data.own.logo as string;
+    expect(path).toMatch(new RegExp(`^uploads/organizations/${org}/print-settings/logo-[0-9a-f]{16}\\.png$`));
     expect(saved.json.data).toMatchObject({ effective: { logo: path }, sources: { logo: `organizations/${org}` }, own: { logo: path } });
     const [metadata] = await bucket().file(path).getMetadata();
     expect(metadata.contentType).toBe("image/png");
@@ -72,21 +75,28 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     ]);
     expect((await print()).json.data).toMatchObject({ cached: true, storagePath: printed.json.data.storagePath });
 
-    // Another upload (a JPEG, larger than a logo is embedded: scaled down) is another PDF.
+    // The same bytes again: the same path, the same PDF.
+    expect((await upload(png, "image/png")).json.data.own.logo).toBe(path);
+    expect((await print()).json.data).toMatchObject({ cached: true, storagePath: printed.json.data.storagePath });
+
+    // Another logo (a JPEG, larger than a logo is embedded: scaled down) is another path, so another PDF.
     const jpeg = await sharp({ create: { width: 1200, height: 300, channels: 3, background: "#c02020" } }).jpeg().toBuffer();
-    expect((await upload(jpeg, "image/jpeg")).status).toBe(200);
+    const replaced = await upload(jpeg, "image/jpeg");
+    expect(replaced.status).toBe(200);
+    expect(replaced.json.data.own.logo).toMatch(/\/logo-[0-9a-f]{16}\.jpg$/);
+    expect((await bucket().file(replaced.json.data.own.logo).getMetadata())[0].contentType).toBe("image/jpeg");
     const again = await print();
     expect(again.json.data.cached).toBe(false);
     expect(pdfImages(await pdfOf(again))).toEqual([expect.objectContaining({ page: 1, type: "image", width: 600, height: 150, enc: "jpeg" })]);
 
     const events = await call(apiUrl(`${orgTarget()}/audit-events?action=printSettings.logoUploaded`), { auth: { bearer: orgAdmin } });
-    expect(events.json.data).toHaveLength(2);
-    expect(events.json.data[0]).toMatchObject({ subject: "print-settings", target: `organizations/${org}`, details: { logo: path, format: "jpeg", sizeBytes: jpeg.length } });
+    expect(events.json.data).toHaveLength(3);
+    expect(events.json.data[0]).toMatchObject({ subject: "print-settings", target: `organizations/${org}`, details: { logo: replaced.json.data.own.logo, format: "jpeg", sizeBytes: jpeg.length } });
   });
 
   it("refuses what is not a PNG or JPEG of at most 1 MB, and a reader, changing nothing", async () => {
-    const path = `uploads/organizations/${org}/print-settings/logo`;
-    const [{ generation }] = await bucket().file(path).getMetadata();
+    const files = async () => (await bucket().getFiles({ prefix: `uploads/organizations/${org}/` }))[0].map((f) => f.name).sort();
+    const stored = await files();
     const settings = async () => (await call(apiUrl(`${orgTarget()}/print-settings`), { auth: { bearer: orgAdmin } })).json.data;
     const before = await settings();
     const png = await logoPng("#000000");
@@ -109,12 +119,12 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     expect((await upload(huge, "image/png")).status).toBe(422);
     expect((await upload(png, "image/png", `/tenant/${tenant}`, reader)).status).toBe(401);
     expect(await settings()).toEqual(before);
-    expect((await bucket().file(path).getMetadata())[0].generation).toBe(generation);
+    expect(await files()).toEqual(stored);
   });
 
   it("takes a logo path only in the target's own folder, and prints without a logo that is missing or broken", async () => {
     const put = (body: unknown) => call(apiUrl(`${tenantTarget()}/print-settings`), { method: "PUT", auth: { bearer: orgAdmin }, body });
-    for (const logo of [`uploads/organizations/${org}/print-settings/logo`, "uploads/tenants/acme-south/logo.png", `uploads/tenants/${tenant}/../acme-south/logo.png`, `generated-pdfs/tenants/${tenant}/x.pdf`]) {
+    for (const logo of [`uploads/organizations/${org}/print-settings/logo.png`, "uploads/tenants/acme-south/logo.png", `uploads/tenants/${tenant}/../acme-south/logo.png`, `generated-pdfs/tenants/${tenant}/x.pdf`]) {
       const res = await put({ logo });
       expect(res.status, logo).toBe(400);
       expect(res.json.message).toContain("'logo'");
@@ -125,8 +135,10 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     const missing = await print();
     expect(missing.status).toBe(201);
     expect(pdfImages(await pdfOf(missing))).toEqual([]);
-    // A broken file there (written past the route, which would refuse it): still printed, without it.
-    await bucket().file(own).save(Buffer.from("\x89PNG\r\n\x1a\n broken"), { contentType: "image/png" });
+    // A broken file (written past the route, which would refuse it): still printed, without it.
+    const brokenPath = `uploads/tenants/${tenant}/brand/broken.png`;
+    await bucket().file(brokenPath).save(Buffer.from("\x89PNG\r\n\x1a\n broken"), { contentType: "image/png" });
+    expect((await put({ logo: brokenPath })).status).toBe(200);
     const broken = await print();
     expect(broken.status).toBe(201);
     expect(broken.json.data.storagePath).not.toBe(missing.json.data.storagePath);

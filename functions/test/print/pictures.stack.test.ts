@@ -89,11 +89,13 @@ describe("photos and signatures in printed PDFs", () => {
     expect(after.json.data.storagePath).not.toBe(first.json.data.storagePath);
   });
 
-  it("prints the demo's inspection-photos: four photos and a signature the seed drew and uploaded", async () => {
+  it("prints the demo's inspection-photos: four photos and a signature the seed drew and uploaded, and the organization's logo", async () => {
     const res = await call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "inspection-photos" } });
     expect(res.status).toBe(201);
     const images = pdfImages(await download(res));
     expect(images.filter((i) => i.type === "image" && i.color === "rgb" && i.width === 1000 && i.height === 750)).toHaveLength(4);
-    expect(images.filter((i) => i.type === "smask")).toHaveLength(1);
+    // The signature's and the logo's transparency; the logo (400 x 120) on page 1 only.
+    expect(images.filter((i) => i.type === "smask")).toHaveLength(2);
+    expect(images.filter((i) => i.width === 400 && i.height === 120)).toEqual([expect.objectContaining({ page: 1, type: "image" }), expect.objectContaining({ page: 1, type: "smask" })]);
   });
 });

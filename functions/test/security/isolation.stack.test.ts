@@ -355,12 +355,12 @@ const ROUTES: MatrixRoute[] = [
     upload: { contentType: "image/png", bytes: TINY_PNG },
     // Stored in the target's own uploads folder, and named by its own settings only.
     async verify(res, node) {
-      const path = `uploads/${node.path}/print-settings/logo`;
+      const path = String(res.json?.data?.own?.logo);
       const saved = (await db().doc(node.path).get()).get("print.logo");
       const file = getStorage(stackAdminApp()).bucket(BUCKET).file(path);
       const [exists] = await file.exists();
       await Promise.all([db().doc(node.path).update({ print: FieldValue.delete() }), exists ? file.delete() : undefined]);
-      return same([res.json?.data?.own?.logo, saved, exists], [path, path, true], "own logo");
+      return same([path.startsWith(`uploads/${node.path}/print-settings/logo-`), saved, exists], [true, path, true], "own logo");
     },
   },
   {

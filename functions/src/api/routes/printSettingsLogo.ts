@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { auditInTransaction } from "../../audit";
 import { db, defaultBucket } from "../../firebase";
@@ -7,8 +8,13 @@ import { storageCall } from "../../print/documents";
 import { LOGO_LIMITS } from "../../print/pictures";
 import { describeSettings, printSettingsResponse } from "./printSettings";
 
-/** Where a target's uploaded logo is stored: in its own uploads folder, so that its settings may name it. */
-export const logoPath = (targetPath: string) => `uploads/${targetPath}/print-settings/logo`;
+/**
+ * Where an uploaded logo is stored: in the target's own uploads folder (so that its settings may name
+ * it), under a name made from its bytes. The path is the logo's version: stored PDFs name the settings
+ * they were printed with, so a new logo is a new PDF without a Storage call per print to learn it.
+ */
+export const logoPath = (targetPath: string, bytes: Buffer, format: "png" | "jpeg") =>
+  `uploads/${targetPath}/print-settings/logo-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}.${format === "png" ? "png" : "jpg"}`;
 
 /** The image's format once it decodes whole within the logo's pixel limit (400 or 422 otherwise). */
 async function checkedLogo(bytes: Buffer): Promise<"png" | "jpeg"> {
@@ -51,8 +57,8 @@ export const putPrintSettingsLogo = defineRoute({
   },
   async handle({ access, caller, body, tx }) {
     const format = await checkedLogo(body);
-    const path = logoPath(access.path);
-    // A new upload is a new object generation: PDFs printed with the old logo are not reused.
+    const path = logoPath(access.path, body, format);
+    // Earlier logos stay where they are (a PDF printed with one still names it in its settings).
     await storageCall(() => defaultBucket().file(path).save(body, { resumable: false, contentType: `image/${format}` }));
     tx.update(db().doc(access.path), { "print.logo": path });
     auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
