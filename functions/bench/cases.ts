@@ -431,7 +431,7 @@ export async function buildCases(renderer: RendererModule): Promise<BenchCase[]>
     await make(
       "photos",
       "p. four photos and a signature",
-      "demo `inspection-photos` as stored: four 1600 x 1200 JPEG photos and a 480 x 140 PNG signature with transparency, drawn as the seed draws them; every engine gets the same files (ours scales them to a 1000-pixel long side with sharp, inside the timing)",
+      "demo `inspection-photos` as stored: four 1600 x 1200 JPEG photos and a 480 x 140 PNG signature with transparency, drawn as the seed draws them; every engine gets the same files (ours scales them into 930 x 530 pixels with sharp, inside the timing)",
       "inspection-photos",
       demoInstance(fixture, "inspection-photos"),
       true,

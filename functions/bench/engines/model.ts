@@ -14,9 +14,9 @@ export type Block =
 
 /** Our renderer's picture geometry (render.ts): 150 ppi at most, into the value column, 190 pt high (a signature 70). */
 const VALUE_WIDTH = 595.28 - 100 - 177;
-const LONG_SIDE = 1000;
+const BOX = { width: 930, height: 530 }; // PICTURE_LIMITS.box
 function drawnSize(p: BenchPicture, signature: boolean): { width: number; height: number } {
-  const scaled = Math.min(1, LONG_SIDE / Math.max(p.width, p.height));
+  const scaled = Math.min(1, BOX.width / p.width, BOX.height / p.height);
   const [w, h] = [((p.width * scaled) * 72) / 150, ((p.height * scaled) * 72) / 150];
   const fit = Math.min(1, VALUE_WIDTH / w, (signature ? 70 : 190) / h);
   return { width: w * fit, height: h * fit };

@@ -15,6 +15,7 @@
 // Tagged PDF off (`pdfTags: false`), like ours and the "chromium" engine.
 
 import type { NodeCompiler } from "@myriaddreamin/typst-ts-node-compiler";
+import { join } from "node:path";
 import { bytesOf } from "../cases";
 import { fontList, notoFiles, type ListedFont } from "./fonts";
 import { buildModel, EMPTY, type Block, type DocModel } from "./model";
@@ -87,7 +88,7 @@ function rows(list: [string, string | undefined][], ruled = true): string {
   return `#R(${ruled ? "" : "ruled: false, "}${pairs})\n`;
 }
 
-/** Where a picture is in the compiler's virtual files (mapShadow): one path per storage path. */
+/** Where a picture is in the compiler's virtual files (mapShadow, under its root: the working directory), one path per storage path. */
 export const picturePath = (storagePath: string): string => `/pictures/${Buffer.from(storagePath).toString("hex")}`;
 
 function block(b: Exclude<Block, { kind: "row" }>): string {
@@ -176,11 +177,16 @@ export function typstVersion(compiler: NodeCompiler = loadTypst().NodeCompiler.c
 
 export async function createTypst(): Promise<Engine> {
   const compiler = typstCompiler();
+  const mapped = new Set<string>();
   let renders = 0;
   return {
     async render(c) {
-      // The case's files, as a server would hand the compiler what it downloaded.
-      for (const [path, picture] of Object.entries(c.pictures ?? {})) compiler.mapShadow(picturePath(path), bytesOf(picture));
+      // The case's files, as a server would hand the compiler what it downloaded (once: mapping them anew is not rendering).
+      for (const [path, picture] of Object.entries(c.pictures ?? {})) {
+        if (mapped.has(path)) continue;
+        compiler.mapShadow(join(process.cwd(), picturePath(path)), bytesOf(picture));
+        mapped.add(path);
+      }
       const source = buildTypst(buildModel(c), [c.instanceId, `render ${++renders}`], new Date(c.generatedAt));
       return compilePdf(compiler, source);
     },

@@ -68,7 +68,7 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     const printed = await print();
     expect(printed.json.data).toMatchObject({ cached: false });
     expect(printed.json.data.storagePath).not.toBe(before.json.data.storagePath);
-    // The logo and its alpha, at its pixel size (480 x 160 is within the logo's 600-pixel long side).
+    // The logo and its alpha, at its pixel size (480 x 160 fits the logo's 625 x 210 box: 300 ppi of 150 x 50 pt).
     expect(pdfImages(await pdfOf(printed))).toEqual([
       expect.objectContaining({ page: 1, type: "image", width: 480, height: 160 }),
       expect.objectContaining({ page: 1, type: "smask", width: 480, height: 160 }),
@@ -87,7 +87,7 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     expect((await bucket().file(replaced.json.data.own.logo).getMetadata())[0].contentType).toBe("image/jpeg");
     const again = await print();
     expect(again.json.data.cached).toBe(false);
-    expect(pdfImages(await pdfOf(again))).toEqual([expect.objectContaining({ page: 1, type: "image", width: 600, height: 150, enc: "jpeg" })]);
+    expect(pdfImages(await pdfOf(again))).toEqual([expect.objectContaining({ page: 1, type: "image", width: 625, height: 156, enc: "jpeg" })]);
 
     const events = await call(apiUrl(`${orgTarget()}/audit-events?action=printSettings.logoUploaded`), { auth: { bearer: orgAdmin } });
     expect(events.json.data).toHaveLength(3);
@@ -147,6 +147,6 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     await firestore().doc(`tenants/${tenant}`).update({ "print.logo": "uploads/tenants/acme-south/logo.png" });
     const inherited = await call(apiUrl(`${tenantTarget()}/print-settings`), { auth: { bearer: orgAdmin } });
     expect(inherited.json.data.sources.logo).toBe(`organizations/${org}`);
-    expect(pdfImages(await pdfOf(await print()))).toEqual([expect.objectContaining({ page: 1, width: 600, height: 150 })]);
+    expect(pdfImages(await pdfOf(await print()))).toEqual([expect.objectContaining({ page: 1, width: 625, height: 156 })]);
   });
 });

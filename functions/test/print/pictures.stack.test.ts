@@ -62,8 +62,8 @@ describe("photos and signatures in printed PDFs", () => {
     expect(res.status).toBe(201);
     const pdf = await download(res);
     const images = pdfImages(pdf);
-    // Upright (EXIF 6: 1600 x 2400), long side scaled to 1000 pixels.
-    expect(images.filter((i) => i.type === "image" && i.color === "rgb").map((i) => [i.width, i.height])).toContainEqual([667, 1000]);
+    // Upright (EXIF 6: 1600 x 2400), scaled into the 930 x 530 box (200 ppi of the largest box a picture is drawn in).
+    expect(images.filter((i) => i.type === "image" && i.color === "rgb").map((i) => [i.width, i.height])).toContainEqual([353, 530]);
     expect(images.some((i) => i.type === "smask" && i.width === 400 && i.height === 120)).toBe(true);
     expect(pdf.length).toBeLessThan(600_000); // the 2400 x 1600 source is not carried whole
     const text = popplerLines(pdf).join("\n");
@@ -93,7 +93,7 @@ describe("photos and signatures in printed PDFs", () => {
     const res = await call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "inspection-photos" } });
     expect(res.status).toBe(201);
     const images = pdfImages(await download(res));
-    expect(images.filter((i) => i.type === "image" && i.color === "rgb" && i.width === 1000 && i.height === 750)).toHaveLength(4);
+    expect(images.filter((i) => i.type === "image" && i.color === "rgb" && i.width === 707 && i.height === 530)).toHaveLength(4);
     // The signature's and the logo's transparency; the logo (400 x 120) on page 1 only.
     expect(images.filter((i) => i.type === "smask")).toHaveLength(2);
     expect(images.filter((i) => i.width === 400 && i.height === 120)).toEqual([expect.objectContaining({ page: 1, type: "image" }), expect.objectContaining({ page: 1, type: "smask" })]);
