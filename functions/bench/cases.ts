@@ -2,6 +2,7 @@
 // a JSON file and read by every worker process, so that every engine gets exactly the same content.
 
 import { readFileSync } from "node:fs";
+import { PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
 import { resolve } from "node:path";
 import type { PrintableField, PrintableInstance, RenderedPdf, RenderOptions } from "../src/print/render";
 import { drawPicture, type FixturePicture } from "../stack/seed";
@@ -353,11 +354,12 @@ const JAPANESE_SIZE = { notes: 32, rows: 620 };
 
 // ---- building the cases -------------------------------------------------------------------------
 
-/** The language our renderer chose for a document: its PDF's /Lang (pdf-lib writes it as a literal string). */
-function pdfLanguage(bytes: Uint8Array): string {
-  const m = /\/Lang\s*\(([^)]*)\)/.exec(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"));
-  if (!m) throw new Error("our renderer's PDF has no /Lang");
-  return m[1];
+/** The language our renderer chose for a document: its PDF's /Lang (in the catalog, in an object stream). */
+async function pdfLanguage(bytes: Uint8Array): Promise<string> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const lang = doc.catalog.lookup(PDFName.of("Lang"));
+  if (!(lang instanceof PDFString || lang instanceof PDFHexString)) throw new Error("our renderer's PDF has no /Lang");
+  return lang.decodeText();
 }
 
 /** A language's writing direction (CLDR, through Intl.Locale). */
@@ -387,7 +389,7 @@ export async function buildCases(renderer: RendererModule): Promise<BenchCase[]>
   const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false, pictures?: Record<string, BenchPicture>): Promise<BenchCase> => {
     const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance), pictures };
     const rendered = await renderer.renderInstancePdf(instance, { instanceId, targetName, generatedAt: new Date(GENERATED_AT) });
-    const language = pdfLanguage(rendered.bytes);
+    const language = await pdfLanguage(rendered.bytes);
     // As the renderer: Han forms from the locale when there is one (none here), else from the content.
     const han = scripts.hanStyleOfText(`${instance.title}\n${instance.objectTypeName}\n${targetName}\n${JSON.stringify(instance)}`);
     return { ...base, language, rtl: isRtl(language), han };

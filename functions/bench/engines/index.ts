@@ -7,7 +7,9 @@ import type { Engine, EngineName } from "./types";
 export function createEngine(name: EngineName): Promise<Engine> {
   switch (name) {
     case "ours":
-      return createOurs();
+      return createOurs({ tagged: true });
+    case "ours-untagged":
+      return createOurs({ tagged: false });
     case "chromium":
       return createChromium({ tagged: false });
     case "chromium-tagged":
@@ -15,7 +17,9 @@ export function createEngine(name: EngineName): Promise<Engine> {
     case "pdfmake":
       return createPdfmake();
     case "typst":
-      return createTypst();
+      return createTypst({ tagged: false });
+    case "typst-tagged":
+      return createTypst({ tagged: true });
   }
 }
 

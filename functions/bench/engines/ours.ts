@@ -17,13 +17,13 @@ const pictureObjects = (c: BenchCase) =>
     return { path, generation: "1", size: bytes.length, file: { download: async () => [bytes] } as unknown as File };
   });
 
-export async function createOurs(): Promise<Engine> {
+export async function createOurs({ tagged }: { tagged: boolean }): Promise<Engine> {
   const renderer = require(RENDERER_MODULE) as RendererModule;
   const pictures = require(PICTURES_MODULE) as PicturesModule;
   return {
     async render(c) {
       const images = c.pictures ? await pictures.preparePictures(pictureObjects(c), (operation) => operation()) : undefined;
-      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, { ...renderOptions(c), images });
+      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, { ...renderOptions(c), images, tagged });
       return { bytes, pageCount };
     },
     async close() {},

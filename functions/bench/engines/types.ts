@@ -24,17 +24,19 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export type EngineName = "ours" | "chromium" | "chromium-tagged" | "pdfmake" | "typst";
-/** Run by default. */
-export const ENGINES: readonly EngineName[] = ["ours", "chromium", "typst", "pdfmake"];
+export type EngineName = "ours" | "ours-untagged" | "chromium" | "chromium-tagged" | "pdfmake" | "typst" | "typst-tagged";
+/** Run by default: ours (tagged, as the service prints) and untagged (what tagging costs), each peer untagged and tagged where it can tag. */
+export const ENGINES: readonly EngineName[] = ["ours", "ours-untagged", "chromium", "chromium-tagged", "typst", "typst-tagged", "pdfmake"];
 /** Every engine --engines accepts. */
-export const ALL_ENGINES: readonly EngineName[] = ["ours", "chromium", "chromium-tagged", "typst", "pdfmake"];
+export const ALL_ENGINES: readonly EngineName[] = ENGINES;
 
 export const ENGINE_LABEL: Record<EngineName, string> = {
-  ours: "ours (lib/print/render)",
+  ours: "ours (lib/print/render), tagged (PDF/UA-1)",
+  "ours-untagged": "ours, untagged (tagged: false, to measure tagging)",
   chromium: "Chromium (puppeteer-core)",
   "chromium-tagged": "Chromium, tagged PDF (puppeteer's default)",
   typst: "Typst (typst-ts-node-compiler)",
+  "typst-tagged": "Typst, tagged PDF (pdfTags: true, Typst's default)",
   pdfmake: "pdfmake",
 };
 
@@ -44,6 +46,8 @@ export type Peer = "chromium" | "pdfmake" | "typst";
 /** The peer an engine needs installed (its reason when unavailable). */
 export const PEER_OF: Record<EngineName, Peer | undefined> = {
   ours: undefined,
+  "ours-untagged": undefined,
+  "typst-tagged": "typst",
   chromium: "chromium",
   "chromium-tagged": "chromium",
   typst: "typst",

@@ -156,14 +156,14 @@ export function typstCompiler(): NodeCompiler {
 }
 
 /** Compiles one source to PDF bytes; throws on any error or warning. */
-export function compilePdf(compiler: NodeCompiler, source: string): { bytes: Uint8Array; pageCount: number } {
+export function compilePdf(compiler: NodeCompiler, source: string, tagged = false): { bytes: Uint8Array; pageCount: number } {
   const result = compiler.compile({ mainFileContent: source });
   const doc = result.result;
   const error = result.takeError();
   if (!doc || error) throw new Error(`typst: ${diagnostics(error) || "compilation failed"}`);
   const warnings = diagnostics(result.takeWarnings());
   if (warnings) throw new Error(`typst warned: ${warnings}`);
-  const pdf = compiler.pdf(doc, { pdfTags: false });
+  const pdf = compiler.pdf(doc, { pdfTags: tagged });
   return { bytes: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), pageCount: doc.numOfPages };
 }
 
@@ -175,7 +175,7 @@ export function typstVersion(compiler: NodeCompiler = loadTypst().NodeCompiler.c
   return Array.isArray(found) ? String(found[0]) : String(found);
 }
 
-export async function createTypst(): Promise<Engine> {
+export async function createTypst({ tagged }: { tagged: boolean }): Promise<Engine> {
   const compiler = typstCompiler();
   const mapped = new Set<string>();
   let renders = 0;
@@ -188,7 +188,7 @@ export async function createTypst(): Promise<Engine> {
         mapped.add(path);
       }
       const source = buildTypst(buildModel(c), [c.instanceId, `render ${++renders}`], new Date(c.generatedAt));
-      return compilePdf(compiler, source);
+      return compilePdf(compiler, source, tagged);
     },
     forget: () => compiler.evictCache(0),
     async close() {},

@@ -4,13 +4,15 @@ import type { TargetNode } from "../http/access";
 import * as logs from "../logs";
 import { inUploadsFolder } from "./pictures";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
-import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, type PaperSize } from "./render/paper";
+import { CONFORMANCE_NAMES, DEFAULT_ACCENT_COLOR, DEFAULT_CONFORMANCE, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, type Conformance, type PaperSize } from "./render/paper";
 
 /** The settings a PDF is printed with (DESIGN.md: a target's `print`, inherited like `features`). */
 export interface PrintSettings {
   locale: string;
   timeZone: string;
   paperSize: PaperSize;
+  /** PDF/UA-1 (tagged, always), or PDF/A-2u as well. */
+  conformance: Conformance;
   /** "#rrggbb" of headings and rules. */
   accentColor: string;
   /** A line of the target's own under every page's footer ("" for none). */
@@ -24,6 +26,7 @@ export const DEFAULT_SETTINGS: PrintSettings = {
   locale: DEFAULT_LOCALE,
   timeZone: DEFAULT_TIME_ZONE,
   paperSize: DEFAULT_PAPER_SIZE,
+  conformance: DEFAULT_CONFORMANCE,
   accentColor: DEFAULT_ACCENT_COLOR,
   footerText: "",
   logo: "",
@@ -40,6 +43,7 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: strin
   locale: (v) => (typeof v === "string" && v.length <= 35 ? supportedLocale(v) : undefined),
   timeZone: (v) => (typeof v === "string" && v.length <= 64 ? supportedTimeZone(v) : undefined),
   paperSize: (v) => PAPER_SIZE_NAMES.find((p) => p === v),
+  conformance: (v) => CONFORMANCE_NAMES.find((c) => c === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
   footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.trim() : undefined),
   logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
@@ -65,18 +69,24 @@ export const settingsOverrides = {
     .meta({ description: "IANA time zone of date-times in this PDF; default: the target's settings, else UTC", examples: ["Europe/Berlin"] }),
   // A4, Letter or Legal, portrait.
   paperSize: z.enum(PAPER_SIZE_NAMES).optional().meta({ description: "Paper of this PDF; default: the target's settings, else A4" }),
+  // PDF/UA-1 (every PDF is tagged) or PDF/A-2u (archival as well).
+  conformance: z
+    .enum(CONFORMANCE_NAMES)
+    .optional()
+    .meta({ description: "PDF/UA-1: tagged for accessibility (every PDF is); PDF/A-2u: archival as well. Default: the target's settings, else PDF/UA-1" }),
 };
 
 export type SettingsOverrides = Partial<PrintSettings>;
 
-/** What print and send-pdf answer of the settings used (the three a request may set). */
-export const shownSettings = ({ locale, timeZone, paperSize }: PrintSettings) => ({ locale, timeZone, paperSize });
+/** What print and send-pdf answer of the settings used (the four a request may set). */
+export const shownSettings = ({ locale, timeZone, paperSize, conformance }: PrintSettings) => ({ locale, timeZone, paperSize, conformance });
 
 /** The schema of shownSettings in print's and send-pdf's answers. */
 export const shownSettingsSchema = {
   locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
   timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
   paperSize: z.enum(PAPER_SIZE_NAMES).describe("Its paper: the request's, else the target's, else A4."),
+  conformance: z.enum(CONFORMANCE_NAMES).describe("What it conforms to: the request's, else the target's, else PDF/UA-1 (tagged)."),
 };
 
 /** Where an effective setting comes from: the request, a target's document path, or the default. */
@@ -112,6 +122,7 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
     locale: pick("locale", DEFAULT_SETTINGS.locale),
     timeZone: pick("timeZone", DEFAULT_SETTINGS.timeZone),
     paperSize: pick("paperSize", DEFAULT_SETTINGS.paperSize),
+    conformance: pick("conformance", DEFAULT_SETTINGS.conformance),
     accentColor: pick("accentColor", DEFAULT_SETTINGS.accentColor),
     footerText: pick("footerText", DEFAULT_SETTINGS.footerText),
     logo: pick("logo", DEFAULT_SETTINGS.logo),
@@ -127,7 +138,7 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
   return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
 }
 
-export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "accentColor", "footerText", "logo"];
+export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "conformance", "accentColor", "footerText", "logo"];
 
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {

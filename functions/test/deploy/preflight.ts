@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import { FUNCTIONS_DIR, ROOT_DIR } from "../../stack/config";
+import { BUNDLED_PROFILE } from "../../src/print/render/profile";
 import { FONT_FILES } from "../../src/print/render/text/fonts";
 
 // The checks `firebase deploy --only functions` makes before it touches a project, run offline with
@@ -146,6 +147,8 @@ export function staleBuildOutput(): string[] {
   for (const entry of readdirSync(lib, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = relative(lib, join(entry.parentPath, entry.name));
+    // The sRGB profile of PDF/A output intents (bundled like the fonts).
+    if (path === join("icc", basename(BUNDLED_PROFILE))) continue;
     if (path.startsWith(`fonts${sep}`)) {
       // The font bundle (stack/bundleFonts.mjs): exactly the files the renderer reads.
       if (!FONT_FILES.includes(relative("fonts", path).split(sep).join("/"))) stale.push(`lib/${path}`);

@@ -42,6 +42,7 @@ describe("POST /print/{target}/print", () => {
       locale: "en-GB",
       timeZone: "UTC",
       paperSize: "A4",
+      conformance: "PDF/UA-1",
     });
 
     const file = await download(data.downloadUrl);

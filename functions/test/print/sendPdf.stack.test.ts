@@ -42,6 +42,7 @@ describe("POST /print/{target}/send-pdf", () => {
         locale: "en-GB",
         timeZone: "UTC",
         paperSize: "A4",
+        conformance: "PDF/UA-1",
       },
     });
 

@@ -3,7 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { getAuth } from "firebase-admin/auth";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, PDFName } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { firestore, freshUid } from "../api/fixtures";
 import { URLS } from "../../stack/config";
@@ -89,6 +89,22 @@ describe("print settings", () => {
       expect(mail.status).toBe(400);
       expect(mail.json.message).toContain(field);
     }
+  });
+
+  it("prints tagged (PDF/UA-1) by default and PDF/A-2u on request or by the target's setting, each its own stored PDF", async () => {
+    const { tenantPath, divisionPath } = await hierarchy({ division: { conformance: "PDF/A-2u" } });
+    const plain = await print(tenantPath, {});
+    expect(plain.json.data.conformance).toBe("PDF/UA-1");
+    const archival = await print(tenantPath, { conformance: "PDF/A-2u" });
+    expect(archival.json.data).toMatchObject({ conformance: "PDF/A-2u", cached: false });
+    expect(archival.json.data.storagePath).not.toBe(plain.json.data.storagePath);
+    const outputIntents = async (res: typeof plain) => (await PDFDocument.load(await pdfOf(res))).catalog.get(PDFName.of("OutputIntents"));
+    expect(await outputIntents(plain)).toBeUndefined();
+    expect(await outputIntents(archival)).toBeDefined();
+    expect((await print(divisionPath, {})).json.data.conformance).toBe("PDF/A-2u");
+    const refused = await print(tenantPath, { conformance: "PDF/A-1b" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toContain("conformance");
   });
 
   it("prints with the inherited or default value when a stored setting cannot be used (never a 500)", async () => {

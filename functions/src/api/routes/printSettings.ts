@@ -4,10 +4,10 @@ import { db, firestoreSdk } from "../../firebase";
 import type { TargetNode } from "../../http/access";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { PAPER_SIZE_NAMES } from "../../print/render/paper";
+import { CONFORMANCE_NAMES, PAPER_SIZE_NAMES } from "../../print/render/paper";
 import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
 
-const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER_SIZE_NAMES), accentColor: z.string(), footerText: z.string(), logo: z.string() };
+const settingsShape = { locale: z.string(), timeZone: z.string(), paperSize: z.enum(PAPER_SIZE_NAMES), conformance: z.enum(CONFORMANCE_NAMES), accentColor: z.string(), footerText: z.string(), logo: z.string() };
 
 /** What a target prints with, where each value comes from, and what the target sets itself. */
 const printSettingsData = z.strictObject({

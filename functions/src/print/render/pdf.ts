@@ -8,9 +8,11 @@
 
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, type PDFContext, type PDFRef } from "pdf-lib";
-import type { Face } from "./text/fonts";
-import type { Line } from "./text/paragraph";
+import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
+import { writePdfFile } from "./file";
+import { markedContent, type Structure } from "./tags";
+import type { Face, Family } from "./text/fonts";
+import type { Line, Piece } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
 import type { PreparedImage } from "./types";
 
@@ -182,9 +184,62 @@ export class FontUse {
   }
 }
 
+/** The language of text in a family's script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
+const FAMILY_LANGUAGE: Partial<Record<Family, string>> = {
+  arabic: "ar",
+  hebrew: "he",
+  devanagari: "hi",
+  bengali: "bn",
+  tamil: "ta",
+  thai: "th",
+  khmer: "km",
+  japanese: "ja",
+  simplifiedChinese: "zh-Hans",
+  traditionalChinese: "zh-Hant",
+  korean: "ko",
+};
+/** Languages not written in Latin letters (a Latin run in their documents is marked as English). */
+const NON_LATIN = new Set(["ar", "fa", "ur", "he", "yi", "hi", "mr", "ne", "bn", "ta", "th", "km", "ja", "zh", "ko", "el", "ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"]);
+const CYRILLIC = new Set(["ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"]);
+
+/**
+ * The language of a run of text by its script, when it differs from the document's (undefined
+ * otherwise, and for emoji): what its marked content's /Lang says, so that a screen reader switches
+ * voice for a Japanese name in a German document. Latin, Greek and Cyrillic by the run's first letter.
+ */
+function pieceLanguage(piece: Piece, document: { language: string; primary: string; latin: boolean }): string | undefined {
+  let language = FAMILY_LANGUAGE[piece.face.family];
+  if (language === undefined) {
+    if (piece.face.family === "emoji") return undefined;
+    // The first letter of the piece's text (its clusters' range) that is not Latin: Greek or Cyrillic.
+    const glyphs = piece.glyphs;
+    const a = glyphs[0].cluster;
+    const b = glyphs[glyphs.length - 1].cluster;
+    const [from, to] = a <= b ? [a, glyphs[glyphs.length - 1].clusterEnd] : [b, glyphs[0].clusterEnd];
+    const text = piece.text;
+    language = document.latin ? document.language : "en";
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x370 || c >= 0x530) continue;
+      language = c < 0x400 ? "el" : CYRILLIC.has(document.primary) ? document.language : "ru";
+      break;
+    }
+  }
+  if (language === document.language) return undefined;
+  const dash = language.indexOf("-");
+  return (dash < 0 ? language : language.slice(0, dash)) === document.primary ? undefined : language;
+}
+
 /** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
 export class DocumentFonts {
   private readonly uses = new Map<Face, FontUse>();
+  /** The document's language, its primary subtag and whether it is written in Latin letters (pieceLanguage); none: runs in other languages are not marked (untagged). */
+  readonly language: { language: string; primary: string; latin: boolean } | undefined;
+
+  constructor(language?: string) {
+    const primary = language?.split("-")[0].toLowerCase() ?? "";
+    this.language = language ? { language, primary, latin: !NON_LATIN.has(primary) } : undefined;
+  }
 
   use(face: Face): FontUse {
     let use = this.uses.get(face);
@@ -208,14 +263,33 @@ export class DocumentFonts {
  * Copying and searching give the logical text: a cluster's text goes with its one advancing glyph
  * through ToUnicode (marks stand for nothing), with a code of its own per text when one glyph
  * stands for several (see FontUse.code); a cluster of several glyphs side by side (Indic
- * conjuncts and reordered vowel signs) is an ActualText span. Measured with poppler's pdftotext:
+ * conjuncts and reordered vowel signs) carries ActualText. Measured with poppler's pdftotext:
  * ActualText around right-to-left clusters makes it split words, ToUnicode does not.
+ *
+ * `mark`, for a line that is content of a structure element, opens a marked-content sequence with
+ * the given extra properties (the caller adds its MCID). The line is then written as sequences one
+ * after another, never nested (poppler's structure reader drops the text of a sequence nested in
+ * another): a new one where the language changes (/Lang, pieceLanguage) and one per multi-glyph
+ * cluster (/ActualText). Without it (artifacts, untagged output) a cluster's ActualText is a span.
  */
-export function lineOperators(fonts: DocumentFonts, line: Line, size: number): string {
+export function lineOperators(fonts: DocumentFonts, line: Line, size: number, mark?: (properties: string) => string): string {
   let out = "";
+  // The properties the next operators need, and those of the sequence open (undefined: none open).
+  let wanted = "";
+  let open: string | undefined;
+  const enter = (): void => {
+    if (!mark || open === wanted) return;
+    if (open !== undefined) out += "EMC ";
+    // poppler reads ActualText on a Span only: such a sequence is a Span, its MCID the element's all the same.
+    out += `${wanted.includes("/ActualText") ? mark(wanted).replace(/^\/\w+/, "/Span") : mark(wanted)} `;
+    open = wanted;
+  };
   for (const piece of line.pieces) {
     const use = fonts.use(piece.face);
     const glyphs = piece.glyphs;
+    const language = mark && fonts.language ? pieceLanguage(piece, fonts.language) : undefined;
+    const languageProperty = language ? `/Lang (${language})` : "";
+    wanted = languageProperty;
     out += `/${use.resource} ${num(size)} Tf `;
     let array = "";
     let hex = "";
@@ -234,13 +308,17 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number): s
     const flush = (): void => {
       if (hex) array += `<${hex}>`;
       hex = "";
-      if (array) out += `[${array}] TJ `;
+      if (array) {
+        enter();
+        out += `[${array}] TJ `;
+      }
       array = "";
     };
     const show = (g: Glyph, x: number, text: string): void => {
       moveTo(x + g.dx);
       if (g.dy !== 0) {
         flush();
+        enter();
         out += `${num((g.dy * size) / 1000)} Ts [<${use.code(g.gid, text)}>] TJ 0 Ts `;
       } else {
         hex += use.code(g.gid, text);
@@ -270,23 +348,29 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number): s
           pen += glyphs[k].adv;
         }
       } else {
-        // Several glyphs side by side, maybe reordered (Indic vowel signs and conjuncts): the span
+        // Several glyphs side by side, maybe reordered (Indic vowel signs and conjuncts): ActualText
         // gives the text in logical order.
         moveTo(pen + glyphs[i].dx);
         flush();
-        out += `/Span <</ActualText <FEFF${utf16Hex(text)}>>> BDC `;
+        const actualText = `/ActualText <FEFF${utf16Hex(text)}>`;
+        if (mark) wanted = `${languageProperty}${actualText}`;
+        else out += `/Span <<${actualText}>> BDC `;
+        // The cluster's text also goes with its first glyph (its other glyphs stand for nothing), for
+        // readers of the structure, which ignore ActualText (poppler's), and PDF.js.
         for (let k = i; k < j; k++) {
-          show(glyphs[k], pen, "");
+          show(glyphs[k], pen, k === i ? text : "");
           pen += glyphs[k].adv;
         }
         flush();
-        out += "EMC ";
+        if (mark) wanted = languageProperty;
+        else out += "EMC ";
       }
       i = j;
     }
     moveTo(pen);
     flush();
   }
+  if (open !== undefined) out += "EMC ";
   return out;
 }
 
@@ -336,6 +420,83 @@ export interface PdfMetadata {
   language: string;
 }
 
+/** A PDF text string of any text: UTF-16BE in hex. */
+const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
+
+/**
+ * The structure tree (ISO 32000-1, 14.7): the root, an element per structure element (its kids:
+ * child elements and marked content, by MCID on the element's page, or as a marked-content reference
+ * on another page) and the ParentTree (per page, the element of each MCID). The elements (one per
+ * table cell: 20,000 in the benchmark's 2,000-row table) are written as bytes under object numbers
+ * reserved here, for the file writer: far faster than as pdf-lib objects.
+ */
+function writeStructure(context: PDFContext, structure: Structure, pageRefs: readonly PDFRef[]): { root: PDFRef; objects: [number, string][] } {
+  const root = context.nextRef();
+  const base = context.largestObjectNumber + 1;
+  const count = structure.elements.length;
+  context.largestObjectNumber += count + 1; // the elements, then the ParentTree
+  const ref = (element: number): string => `${base + element} 0 R`;
+  const pageRef = pageRefs.map((r) => r.toString());
+  const rootRef = root.toString();
+  const objects: [number, string][] = [];
+  structure.elements.forEach((element, i) => {
+    let page = -1;
+    let kids = "";
+    for (const kid of element.kids) {
+      if (kid >= 0) {
+        kids += ` ${ref(kid)}`;
+        continue;
+      }
+      const mark = markedContent(kid);
+      if (page < 0) page = mark.page;
+      kids += mark.page === page ? ` ${mark.mcid}` : ` <</Type/MCR/Pg ${pageRef[mark.page]}/MCID ${mark.mcid}>>`;
+    }
+    // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
+    let dict = `<</S/${element.type}/P ${element.parent < 0 ? rootRef : ref(element.parent)}`;
+    if (page >= 0) dict += `/Pg ${pageRef[page]}`;
+    dict += `/K [${kids}]`;
+    if (element.alt !== undefined) dict += `/Alt ${textString(element.alt)}`;
+    if (element.scope) dict += `/A<</O/Table/Scope/${element.scope}>>`;
+    else if (element.type === "L") dict += "/A<</O/List/ListNumbering/None>>";
+    objects.push([base + i, `${dict}>>`]);
+  });
+  const nums = structure.marks.map((elements, page) => `${page} [${elements.map(ref).join(" ")}]`);
+  objects.push([base + count, `<</Nums [${nums.join(" ")}]>>`]);
+  context.assign(root, context.obj({ Type: "StructTreeRoot", K: PDFRef.of(base), ParentTree: PDFRef.of(base + count), ParentTreeNextKey: pageRefs.length }));
+  return { root, objects };
+}
+
+const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+// eslint-disable-next-line no-control-regex
+const xml = (s: string): string => s.replace(/[&<>"]/g, (c) => XML_ESCAPES[c]).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+
+/** The XMP metadata packet: the document information again (PDF/UA and PDF/A ask for both, equal), and the conformance it claims. */
+function xmpMetadata(meta: PdfMetadata, pdfA: boolean): Buffer {
+  const date = meta.date.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const extension = pdfA
+    ? // PDF/A admits only the schemas it predefines, and those an extension schema describes: pdfuaid.
+      `<pdfaExtension:schemas><rdf:Bag><rdf:li rdf:parseType="Resource"><pdfaSchema:schema>PDF/UA Universal Accessibility Schema</pdfaSchema:schema>` +
+      `<pdfaSchema:namespaceURI>http://www.aiim.org/pdfua/ns/id/</pdfaSchema:namespaceURI><pdfaSchema:prefix>pdfuaid</pdfaSchema:prefix>` +
+      `<pdfaSchema:property><rdf:Seq><rdf:li rdf:parseType="Resource"><pdfaProperty:name>part</pdfaProperty:name><pdfaProperty:valueType>Integer</pdfaProperty:valueType>` +
+      `<pdfaProperty:category>internal</pdfaProperty:category><pdfaProperty:description>Indicates, which part of ISO 14289 standard is followed</pdfaProperty:description></rdf:li></rdf:Seq></pdfaSchema:property>` +
+      `</rdf:li></rdf:Bag></pdfaExtension:schemas>`
+    : "";
+  const packet =
+    `<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` +
+    `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/"` +
+    (pdfA ? ` xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#"` : "") +
+    `><dc:format>application/pdf</dc:format>` +
+    `<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${xml(meta.title)}</rdf:li></rdf:Alt></dc:title>` +
+    `<dc:description><rdf:Alt><rdf:li xml:lang="x-default">${xml(meta.subject)}</rdf:li></rdf:Alt></dc:description>` +
+    `<dc:language><rdf:Bag><rdf:li>${xml(meta.language)}</rdf:li></rdf:Bag></dc:language>` +
+    `<pdf:Keywords>${xml(meta.keywords.join(" "))}</pdf:Keywords><pdf:Producer>${xml(PRODUCER)}</pdf:Producer>` +
+    `<xmp:CreatorTool>${xml(PRODUCER)}</xmp:CreatorTool><xmp:CreateDate>${date}</xmp:CreateDate><xmp:ModifyDate>${date}</xmp:ModifyDate>` +
+    `<pdfuaid:part>1</pdfuaid:part>` +
+    (pdfA ? `<pdfaid:part>2</pdfaid:part><pdfaid:conformance>U</pdfaid:conformance>${extension}` : "") +
+    `</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>`;
+  return Buffer.from(packet, "utf8");
+}
+
 /**
  * Builds the file: one page per content string (all `width` x `height`), sharing one resource
  * dictionary with the given fonts.
@@ -347,6 +508,8 @@ export async function assemblePdf(
   fonts: readonly FontUse[],
   meta: PdfMetadata,
   images?: DocumentImages,
+  structure?: Structure,
+  outputIntent?: { profile: Uint8Array; name: string },
 ): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const context = doc.context;
@@ -361,14 +524,21 @@ export async function assemblePdf(
   );
 
   const idHash = createHash("md5");
-  for (const content of pageContents) {
+  const pageRefs: PDFRef[] = [];
+  pageContents.forEach((content, i) => {
     const page = doc.addPage([width, height]);
+    pageRefs.push(page.ref);
     const bytes = Buffer.from(content, "latin1");
     idHash.update(bytes);
     const contentRef = context.register(streamOf(context, bytes));
     page.node.set(PDFName.of("Resources"), resourcesRef);
     page.node.set(PDFName.of("Contents"), contentRef);
-  }
+    if (structure) {
+      // Its key in the ParentTree, and the tab order of the structure (PDF/UA).
+      page.node.set(PDFName.of("StructParents"), PDFNumber.of(i));
+      page.node.set(PDFName.of("Tabs"), PDFName.of("S"));
+    }
+  });
   for (let i = 0; i < used.length; i++) used[i].embed(context, fontRefs[i]);
 
   doc.setTitle(meta.title, { showInWindowTitleBar: true });
@@ -379,11 +549,29 @@ export async function assemblePdf(
   doc.setCreationDate(meta.date);
   doc.setModificationDate(meta.date);
   doc.setLanguage(meta.language);
+  let structureObjects: [number, string][] = [];
+  if (structure) {
+    const catalog = doc.catalog;
+    const tree = writeStructure(context, structure, pageRefs);
+    structureObjects = tree.objects;
+    catalog.set(PDFName.of("StructTreeRoot"), tree.root);
+    catalog.set(PDFName.of("MarkInfo"), context.obj({ Marked: true }));
+    // Uncompressed, as PDF/A wants it (and a reader of the file can find it).
+    catalog.set(PDFName.of("Metadata"), context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, outputIntent !== undefined))));
+  }
+  if (outputIntent) {
+    const profile = context.register(streamOf(context, outputIntent.profile, { N: 3 }));
+    doc.catalog.set(
+      PDFName.of("OutputIntents"),
+      context.obj([{ Type: "OutputIntent", S: "GTS_PDFA1", OutputConditionIdentifier: PDFString.of(outputIntent.name), Info: PDFString.of(outputIntent.name), DestOutputProfile: profile }]),
+    );
+  }
 
   // The file identifier (two equal hashes for a new file): from the content and the metadata.
   idHash.update(JSON.stringify([meta.title, meta.subject, meta.keywords, meta.date.toISOString(), meta.language]));
   const id = PDFHexString.of(idHash.digest("hex"));
   context.trailerInfo.ID = context.obj([id, id]);
 
-  return doc.save({ useObjectStreams: false, addDefaultPage: false, objectsPerTick: Infinity, updateFieldAppearances: false });
+  await doc.flush();
+  return writePdfFile(context, structureObjects);
 }

@@ -15,6 +15,8 @@ import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatte
 import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, PAPER_SIZES } from "./paper";
+import { SRGB_PROFILE, srgbProfile } from "./profile";
+import { Structure } from "./tags";
 import type { PreparedImage, PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
 // ---- page geometry (PDF points, origin bottom left) -------------------------------------------
@@ -120,6 +122,8 @@ class Canvas {
     /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
     readonly mirror: boolean,
     readonly page: Page,
+    /** The logical structure: text and pictures are marked for its elements, everything else is an artifact. */
+    readonly structure: Structure,
   ) {
     this.y = page.firstTop;
     this.pages.push(this.ops);
@@ -155,33 +159,67 @@ class Canvas {
   /**
    * A line of text in a box [x, x + width] (before mirroring), right-aligned in a right-to-left
    * document and for a right-to-left paragraph in a left-to-right one; `alignEnd` (numbers) aligns
-   * it to the box's end instead.
+   * it to the box's end instead. Marked as content of `element`, or an artifact without one.
    */
-  text(style: Style, x: number, width: number, baseline: number, line: Line, alignEnd = false): void {
+  text(style: Style, x: number, width: number, baseline: number, line: Line, element: number | undefined, alignEnd = false): void {
+    if (line.pieces.length === 0) return;
     const right = alignEnd ? !this.mirror : this.mirror || line.rtl;
-    this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, right));
+    if (element === undefined || !this.structure.tagged) {
+      this.marked(undefined, showLine(this.fonts, style, this.left(x, width), width, baseline, line, right));
+      return;
+    }
+    // Content of the element: one marked-content sequence or more per line (lineOperators), each with an MCID of this page.
+    const page = this.pages.length - 1;
+    const tag = this.structure.elements[element].type;
+    const mark = (properties: string): string => `/${tag} <</MCID ${this.structure.mark(element, page)}${properties}>> BDC`;
+    this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, right, mark));
   }
+
+  /** Operators marked as content of a structure element (with the page's next MCID), or as an artifact without one. */
+  marked(element: number | undefined, ops: string): void {
+    if (!this.structure.tagged) {
+      this.ops.push(ops);
+      return;
+    }
+    if (element === undefined) {
+      this.ops.push(this.inArtifact ? ops : `/Artifact BMC ${ops} EMC`);
+      return;
+    }
+    const mcid = this.structure.mark(element, this.pages.length - 1);
+    this.ops.push(`/${this.structure.elements[element].type} <</MCID ${mcid}>> BDC ${ops} EMC`);
+  }
+
+  /** Draws what `draw` draws as one artifact (a row's rules and fills). */
+  artifact(draw: () => void): void {
+    if (this.inArtifact || !this.structure.tagged) return draw();
+    this.inArtifact = true;
+    this.ops.push("/Artifact BMC");
+    draw();
+    this.ops.push("EMC");
+    this.inArtifact = false;
+  }
+  private inArtifact = false;
 
   hline(x1: number, x2: number, y: number, width: number, color: string): void {
     const [a, b] = this.mirror ? [this.page.width - x2, this.page.width - x1] : [x1, x2];
-    this.ops.push(`${color} RG ${n(width)} w ${n(a)} ${n(y)} m ${n(b)} ${n(y)} l S`);
+    this.marked(undefined, `${color} RG ${n(width)} w ${n(a)} ${n(y)} m ${n(b)} ${n(y)} l S`);
   }
 
   vline(x: number, y1: number, y2: number, width: number, color: string): void {
     const at = this.mirror ? this.page.width - x : x;
-    this.ops.push(`${color} RG ${n(width)} w ${n(at)} ${n(y1)} m ${n(at)} ${n(y2)} l S`);
+    this.marked(undefined, `${color} RG ${n(width)} w ${n(at)} ${n(y1)} m ${n(at)} ${n(y2)} l S`);
   }
 
   fill(x: number, y: number, w: number, h: number, color: string): void {
-    this.ops.push(`${color} rg ${n(this.left(x, w))} ${n(y)} ${n(w)} ${n(h)} re f`);
+    this.marked(undefined, `${color} rg ${n(this.left(x, w))} ${n(y)} ${n(w)} ${n(h)} re f`);
   }
 }
 
 /** A line of text in the box [left, left + width] as drawn, at its left edge or right-aligned. */
-function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, right: boolean): string {
+function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, right: boolean, mark?: (properties: string) => string): string {
   if (line.pieces.length === 0) return "";
   const x = right ? left + width - (line.width * style.size) / 1000 : left;
-  return `${style.color} rg BT ${n(x)} ${n(baseline)} Td ${lineOperators(fonts, line, style.size)}ET`;
+  return `${style.color} rg BT ${n(x)} ${n(baseline)} Td ${lineOperators(fonts, line, style.size, mark)}ET`;
 }
 
 /** A cell of a row: lines already wrapped, drawn in the box [x, x + width] (mirrored in a right-to-left document). */
@@ -192,6 +230,8 @@ interface RowCell {
   style: Style;
   /** Numbers: aligned to the box's end, whatever their direction. */
   alignEnd?: boolean;
+  /** The structure element its text belongs to (none: an artifact, such as a repeated table header). */
+  element?: number;
 }
 
 interface RowSpec {
@@ -247,7 +287,7 @@ function placeRow(canvas: Canvas, row: RowSpec): void {
 function drawRowPart(canvas: Canvas, row: RowSpec, from: number, to: number): void {
   const top = canvas.y;
   const bottom = top - row.padTop - (to - from) * row.leading - row.padBottom;
-  row.frame?.(top, bottom);
+  if (row.frame) canvas.artifact(() => row.frame!(top, bottom));
   // One baseline per line across the row's cells, centred for the largest size.
   let size = 0;
   for (const cell of row.cells) size = Math.max(size, cell.style.size);
@@ -256,7 +296,7 @@ function drawRowPart(canvas: Canvas, row: RowSpec, from: number, to: number): vo
     const end = Math.min(to, cell.lines.length);
     for (let i = from; i < end; i++) {
       const baseline = top - row.padTop - (i - from) * row.leading - offset;
-      canvas.text(cell.style, cell.x, cell.width, baseline, cell.lines[i], cell.alignEnd);
+      canvas.text(cell.style, cell.x, cell.width, baseline, cell.lines[i], cell.element, cell.alignEnd);
     }
   }
   canvas.y = bottom;
@@ -283,14 +323,21 @@ function displayText(value: unknown, fallback: string, fmt: Formatter): string {
   return text.trim() === "" ? fallback : text;
 }
 
-/** A label/value row with a hairline under it. */
-function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string | undefined, rule = true): void {
+/** A field of a list (`L`): its item, with the label (`Lbl`) and the body for its value (`LBody`). */
+function listItem(canvas: Canvas, list: number): { label: number; body: number } {
+  const item = canvas.structure.add("LI", list);
+  return { label: canvas.structure.add("Lbl", item), body: canvas.structure.add("LBody", item) };
+}
+
+/** A label/value row with a hairline under it: an item of `list`. */
+function labelValueRow(canvas: Canvas, s: Styles, list: number, label: string, value: string | undefined, rule = true): void {
+  const tags = listItem(canvas, list);
   placeRow(canvas, {
     cells: [
-      { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(canvas, s.label, label, LABEL_WIDTH), style: s.label },
+      { x: MARGIN_X, width: LABEL_WIDTH, lines: wrap(canvas, s.label, label, LABEL_WIDTH), style: s.label, element: tags.label },
       value === undefined
-        ? { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.muted, EMPTY_MARKER, canvas.page.valueWidth), style: s.muted }
-        : { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.value, value, canvas.page.valueWidth), style: s.value },
+        ? { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.muted, EMPTY_MARKER, canvas.page.valueWidth), style: s.muted, element: tags.body }
+        : { x: VALUE_X, width: canvas.page.valueWidth, lines: wrap(canvas, s.value, value, canvas.page.valueWidth), style: s.value, element: tags.body },
     ],
     leading: ROW_LEADING,
     padTop: ROW_PAD,
@@ -299,28 +346,34 @@ function labelValueRow(canvas: Canvas, s: Styles, label: string, value: string |
   });
 }
 
-/** A field label on a line of its own (above paragraphs and tables). */
-function blockLabel(canvas: Canvas, s: Styles, lines: Line[]): void {
+/** A field label on a line of its own (above paragraphs and tables); an artifact without an element (a table's "continued" label). */
+function blockLabel(canvas: Canvas, s: Styles, lines: Line[], element: number | undefined): void {
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: canvas.page.contentWidth, lines, style: s.label }],
+    cells: [{ x: MARGIN_X, width: canvas.page.contentWidth, lines, style: s.label, element }],
     leading: ROW_LEADING,
     padTop: ROW_PAD,
     padBottom: 0,
   });
 }
 
-function paragraphs(canvas: Canvas, s: Styles, label: string, text: string): void {
+function paragraphs(canvas: Canvas, s: Styles, list: number, label: string, text: string): void {
+  const tags = listItem(canvas, list);
   const labelLines = wrap(canvas, s.label, label, canvas.page.contentWidth);
   const lines = wrap(canvas, s.value, text, canvas.page.contentWidth);
   // Trailing empty lines add nothing.
   while (lines.length > 1 && lines[lines.length - 1].pieces.length === 0) lines.pop();
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + Math.min(2, lines.length) * PARAGRAPH_LEADING + ROW_PAD);
-  blockLabel(canvas, s, labelLines);
+  blockLabel(canvas, s, labelLines, tags.label);
   canvas.y -= 1.5;
   const offset = baselineIn(PARAGRAPH_LEADING, VALUE_SIZE);
+  // A P per paragraph of the text (a line that starts its paragraph starts one).
+  let paragraph: number | undefined;
+  let paragraphText: string | undefined;
   for (const line of lines) {
     if (canvas.remaining < PARAGRAPH_LEADING) canvas.newPage();
-    canvas.text(s.value, MARGIN_X, canvas.page.contentWidth, canvas.y - offset, line);
+    if (paragraph === undefined || line.start === 0 || line.text !== paragraphText) paragraph = canvas.structure.add("P", tags.body);
+    paragraphText = line.text;
+    canvas.text(s.value, MARGIN_X, canvas.page.contentWidth, canvas.y - offset, line, paragraph);
     canvas.y -= PARAGRAPH_LEADING;
   }
   canvas.y -= ROW_PAD;
@@ -339,7 +392,17 @@ function columnWidths(minW: number[], maxW: number[], total: number): number[] {
   return minW.map((w) => (w * total) / sumMin);
 }
 
-function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayValue, { kind: "table" }>): void {
+/**
+ * A table field: its label, then a grid whose header row repeats on every page it continues on. The
+ * structure: the item's body holds a Table (THead with one TR of column headers, TBody with a TR per
+ * row); the repeated header rows and "continued" labels are pagination artifacts.
+ */
+function table(canvas: Canvas, s: Styles, list: number, label: string, value: Extract<DisplayValue, { kind: "table" }>): void {
+  const tags = listItem(canvas, list);
+  const structure = canvas.structure;
+  const tableElement = structure.add("Table", tags.body);
+  const headerRow = structure.add("TR", structure.add("THead", tableElement));
+  const bodyElement = structure.add("TBody", tableElement);
   const cols = value.columns.length;
   const scaleCell = TABLE_SIZE / 1000;
   // Shape every cell once; measure its widest line and its longest word.
@@ -408,9 +471,9 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
     canvas.hline(xs[0], xs[cols], bottom, 0.5, GRID);
     for (const x of xs) canvas.vline(x, top, bottom, 0.5, GRID);
   };
-  const drawHeader = (): void => {
+  const drawHeader = (first: boolean): void => {
     drawRowPart(canvas, {
-      cells: headerCells,
+      cells: first ? headerCells.map((cell) => ({ ...cell, element: structure.add("TH", headerRow, { scope: "Column" }) })) : headerCells,
       leading: TABLE_LEADING,
       padTop: TABLE_PAD_Y,
       padBottom: TABLE_PAD_Y,
@@ -424,18 +487,19 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   const continuedLabel = wrap(canvas, s.label, canvas.fmt.words.continued(label), canvas.page.contentWidth);
   const continuedHeight = ROW_PAD + continuedLabel.length * ROW_LEADING + 3;
   const onNewPage = (): void => {
-    blockLabel(canvas, s, continuedLabel);
+    blockLabel(canvas, s, continuedLabel, undefined);
     canvas.y -= 3;
-    drawHeader();
+    drawHeader(false);
   };
 
   const labelLines = wrap(canvas, s.label, label, canvas.page.contentWidth);
   const firstRows = body.length > 0 ? Math.min(2, body.length) : 0;
   canvas.ensure(ROW_PAD + labelLines.length * ROW_LEADING + 3 + headerHeight + firstRows * (TABLE_LEADING + 2 * TABLE_PAD_Y));
-  blockLabel(canvas, s, labelLines);
+  blockLabel(canvas, s, labelLines, tags.label);
   canvas.y -= 3;
-  drawHeader();
+  drawHeader(true);
   for (const row of body) {
+    const rowElement = structure.add("TR", bodyElement);
     const cells: RowCell[] = [];
     for (let c = 0; c < cols; c++) {
       const m = row[c];
@@ -445,6 +509,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
         lines: m ? wrapCell(m.paragraphs, widths[c]) : wrapCell(dash.paragraphs, widths[c]),
         style: m ? s.tableCell : s.tableMuted,
         alignEnd: value.numeric[c],
+        element: structure.add("TD", rowElement),
       });
     }
     placeRow(canvas, {
@@ -460,7 +525,7 @@ function table(canvas: Canvas, s: Styles, label: string, value: Extract<DisplayV
   canvas.y -= 8;
 }
 
-function field(canvas: Canvas, s: Styles, rawField: unknown): void {
+function field(canvas: Canvas, s: Styles, list: number, rawField: unknown): void {
   const f = (typeof rawField === "object" && rawField !== null ? rawField : { value: rawField }) as Record<string, unknown>;
   let label: string;
   let display: DisplayValue;
@@ -473,19 +538,19 @@ function field(canvas: Canvas, s: Styles, rawField: unknown): void {
   }
   switch (display.kind) {
     case "empty":
-      labelValueRow(canvas, s, label, undefined);
+      labelValueRow(canvas, s, list, label, undefined);
       return;
     case "inline":
-      labelValueRow(canvas, s, label, display.text);
+      labelValueRow(canvas, s, list, label, display.text);
       return;
     case "paragraphs":
-      paragraphs(canvas, s, label, display.text);
+      paragraphs(canvas, s, list, label, display.text);
       return;
     case "table":
-      table(canvas, s, label, display);
+      table(canvas, s, list, label, display);
       return;
     case "image":
-      picture(canvas, s, label, display);
+      picture(canvas, s, list, label, display);
       return;
   }
 }
@@ -500,13 +565,13 @@ const LOGO_BOX_WIDTH = 150;
 const LOGO_BOX_HEIGHT = 50;
 const LOGO_GAP = 14;
 
-/** Draws the logo scaled into its box, at the top of the first page; returns its drawn height. */
-function drawLogo(canvas: Canvas, logo: PreparedImage): number {
+/** Draws the logo scaled into its box, at the top of the first page (a Figure: `element`); returns its drawn height. */
+function drawLogo(canvas: Canvas, logo: PreparedImage, element: number): number {
   const fit = Math.min(LOGO_BOX_WIDTH / logo.width, LOGO_BOX_HEIGHT / logo.height);
   const width = logo.width * fit;
   const height = logo.height * fit;
   const x = canvas.left(MARGIN_X + canvas.page.contentWidth - width, width);
-  canvas.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(canvas.y - height)} cm /${canvas.images.use(logo)} Do Q`);
+  canvas.marked(element, `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(canvas.y - height)} cm /${canvas.images.use(logo)} Do Q`);
   return height;
 }
 
@@ -515,12 +580,16 @@ function drawLogo(canvas: Canvas, logo: PreparedImage): number {
  * enlarged past PICTURE_PPI), a signature standing on a rule, the caption under it. A picture the
  * caller did not prepare (outside the target's folder, missing, unreadable) prints "image unavailable".
  */
-function picture(canvas: Canvas, s: Styles, label: string, display: Extract<DisplayValue, { kind: "image" }>): void {
+function picture(canvas: Canvas, s: Styles, list: number, label: string, display: Extract<DisplayValue, { kind: "image" }>): void {
   const image = canvas.pictures.get(display.storagePath);
   if (!image) {
-    labelValueRow(canvas, s, label, `[${canvas.fmt.words.imageUnavailable}]${display.caption ? ` ${display.caption}` : ""}`);
+    labelValueRow(canvas, s, list, label, `[${canvas.fmt.words.imageUnavailable}]${display.caption ? ` ${display.caption}` : ""}`);
     return;
   }
+  // A Figure whose alternative text is its caption (else its label), the caption after it as text.
+  const tags = listItem(canvas, list);
+  const figure = canvas.structure.add("Figure", tags.body, { alt: display.caption || label });
+  const captionElement = display.caption ? canvas.structure.add("P", tags.body) : undefined;
   const maxHeight = display.signature ? SIGNATURE_MAX_HEIGHT : PHOTO_MAX_HEIGHT;
   let width = (image.width * 72) / PICTURE_PPI;
   let height = (image.height * 72) / PICTURE_PPI;
@@ -534,13 +603,13 @@ function picture(canvas: Canvas, s: Styles, label: string, display: Extract<Disp
   canvas.ensure(total);
   const top = canvas.y;
   const offset = baselineIn(ROW_LEADING, LABEL_SIZE);
-  labelLines.forEach((line, i) => canvas.text(s.label, MARGIN_X, LABEL_WIDTH, top - ROW_PAD - i * ROW_LEADING - offset, line));
+  labelLines.forEach((line, i) => canvas.text(s.label, MARGIN_X, LABEL_WIDTH, top - ROW_PAD - i * ROW_LEADING - offset, line, tags.label));
   const x = canvas.left(VALUE_X, width);
   const y = top - ROW_PAD - height;
-  canvas.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(y)} cm /${canvas.images.use(image)} Do Q`);
+  canvas.marked(figure, `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(y)} cm /${canvas.images.use(image)} Do Q`);
   if (display.signature) canvas.hline(VALUE_X, VALUE_X + Math.max(width, 120), y - 2, 0.6, INK);
   const captionOffset = baselineIn(ROW_LEADING, VALUE_SIZE);
-  caption.forEach((line, i) => canvas.text(s.muted, VALUE_X, canvas.page.valueWidth, y - ruleGap - i * ROW_LEADING - captionOffset, line));
+  caption.forEach((line, i) => canvas.text(s.muted, VALUE_X, canvas.page.valueWidth, y - ruleGap - i * ROW_LEADING - captionOffset, line, captionElement));
   canvas.y = top - total;
   canvas.hline(MARGIN_X, MARGIN_X + canvas.page.contentWidth, canvas.y, 0.5, RULE);
 }
@@ -584,8 +653,11 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}`, locale);
   const accent = rgbOperands(options.accentColor) ?? rgbOperands(DEFAULT_ACCENT_COLOR)!;
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
-  const fonts = new DocumentFonts();
+  const fonts = new DocumentFonts(options.tagged === false ? undefined : docText.settings.language);
   const images = new DocumentImages();
+  const structure = new Structure(options.tagged !== false);
+  // Pagination artifacts (running header, footer), when tagged.
+  const [pagination, paginationEnd] = structure.tagged ? ["/Artifact <</Type /Pagination>> BDC ", " EMC"] : ["", ""];
   const s: Styles = {
     title: { bold: true, size: TITLE_SIZE, color: accent },
     section: { bold: true, size: SECTION_SIZE, color: accent },
@@ -607,8 +679,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       if (runningHeader === undefined) {
         const line = docText.fit(title, false, (page.contentWidth * 1000) / SMALL_SIZE);
         runningHeader =
-          `${showLine(fonts, small, MARGIN_X, page.contentWidth, page.runningHeaderBaseline, line, docText.settings.rtl || line.rtl)}\n` +
-          `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(page.runningHeaderRule)} m ${n(MARGIN_X + page.contentWidth)} ${n(page.runningHeaderRule)} l S`;
+          `${pagination}${showLine(fonts, small, MARGIN_X, page.contentWidth, page.runningHeaderBaseline, line, docText.settings.rtl || line.rtl)}\n` +
+          `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(page.runningHeaderRule)} m ${n(MARGIN_X + page.contentWidth)} ${n(page.runningHeaderRule)} l S${paginationEnd}`;
       }
       return runningHeader;
     },
@@ -620,28 +692,36 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     fonts,
     docText.settings.rtl,
     page,
+    structure,
   );
 
-  // Header: title (beside the logo, if any), object type, target.
+  // Header: title (beside the logo, if any), object type, target. Structure: H1, the logo's Figure
+  // (its alternative text: the target's name), a list of the two rows.
   const headTop = canvas.y;
+  const heading = structure.add("H1");
   const logo = options.logo && options.logo.width > 0 && options.logo.height > 0 ? options.logo : undefined;
-  const logoHeight = logo ? drawLogo(canvas, logo) : 0;
+  const logoHeight = logo ? drawLogo(canvas, logo, structure.add("Figure", 0, { alt: targetName })) : 0;
   const titleWidth = logo ? page.contentWidth - LOGO_BOX_WIDTH - LOGO_GAP : page.contentWidth;
   placeRow(canvas, {
-    cells: [{ x: MARGIN_X, width: titleWidth, lines: wrap(canvas, s.title, title, titleWidth), style: s.title }],
+    cells: [{ x: MARGIN_X, width: titleWidth, lines: wrap(canvas, s.title, title, titleWidth), style: s.title, element: heading }],
     leading: TITLE_LEADING,
     padTop: 0,
     padBottom: 6,
   });
   canvas.y = Math.min(canvas.y, headTop - logoHeight - 6);
-  labelValueRow(canvas, s, fmt.words.objectType, objectTypeName, false);
-  labelValueRow(canvas, s, fmt.words.target, targetName, false);
+  const about = structure.add("L");
+  labelValueRow(canvas, s, about, fmt.words.objectType, objectTypeName, false);
+  labelValueRow(canvas, s, about, fmt.words.target, targetName, false);
   canvas.y -= 4;
   canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, canvas.y, 1.2, accent);
   canvas.y -= 6;
 
   const sections = asArray(read(instance, "sections"));
+  // Each section: Sect with its H2 and a list (L) of its fields, one item (LI: Lbl, LBody) each.
   sections.forEach((section, index) => {
+    const sect = structure.add("Sect");
+    const headingElement = structure.add("H2", sect);
+    const list = structure.add("L", sect);
     const heading = wrap(canvas, s.section, displayText(read(section, "title"), fmt.words.section(index + 1), fmt), page.contentWidth);
     const fields = asArray(read(section, "fields"));
     const headingHeight = 14 + heading.length * SECTION_LEADING + 5;
@@ -649,7 +729,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     // covers a table's label, header and first rows or a paragraph's label and first lines).
     canvas.ensure(headingHeight + 80);
     placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: heading, style: s.section }],
+      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: heading, style: s.section, element: headingElement }],
       leading: SECTION_LEADING,
       padTop: 14,
       padBottom: 4,
@@ -657,15 +737,15 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     });
     canvas.y -= 1;
     if (fields.length === 0) {
-      labelValueRow(canvas, s, fmt.words.noFields, undefined);
+      labelValueRow(canvas, s, list, fmt.words.noFields, undefined);
       return;
     }
-    for (const f of fields) field(canvas, s, f);
+    for (const f of fields) field(canvas, s, list, f);
   });
   if (sections.length === 0) {
     canvas.y -= 10;
     placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: wrap(canvas, s.muted, fmt.words.noSections, page.contentWidth), style: s.muted }],
+      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: wrap(canvas, s.muted, fmt.words.noSections, page.contentWidth), style: s.muted, element: structure.add("P") }],
       leading: ROW_LEADING,
       padTop: 0,
       padBottom: 0,
@@ -682,6 +762,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     const footerWidth = page.contentWidth - labelWidth - 16;
     const footer = docText.fit(footerLeft, false, (footerWidth * 1000) / SMALL_SIZE);
     ops.push(
+      pagination,
       `${RULE} RG 0.5 w ${n(MARGIN_X)} ${n(FOOTER_RULE)} m ${n(MARGIN_X + page.contentWidth)} ${n(FOOTER_RULE)} l S`,
       showLine(fonts, small, canvas.left(MARGIN_X, footerWidth), footerWidth, FOOTER_BASELINE, footer, canvas.mirror),
       showLine(fonts, small, canvas.left(MARGIN_X + page.contentWidth - labelWidth, labelWidth), labelWidth, FOOTER_BASELINE, pageLabel, !canvas.mirror),
@@ -691,6 +772,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       const line = docText.fit(footerText, false, (page.contentWidth * 1000) / SMALL_SIZE);
       ops.push(showLine(fonts, small, MARGIN_X, page.contentWidth, FOOTER_TEXT_BASELINE, line, canvas.mirror || line.rtl));
     }
+    ops.push(paginationEnd);
     return ops.join("\n");
   });
 
@@ -700,6 +782,6 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     keywords: [instanceId],
     date: generatedAt,
     language: docText.settings.language,
-  }, images);
+  }, images, structure.tagged ? structure : undefined, options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined);
     return { bytes, pageCount, missingCharacters: docText.missing };
 }

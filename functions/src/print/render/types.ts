@@ -66,6 +66,13 @@ export interface RenderOptions {
    * storage path. A field whose picture is not here prints the locale's "image unavailable".
    */
   images?: ReadonlyMap<string, PreparedImage>;
+  /**
+   * "PDF/A-2u": also archival (ISO 19005-2, level U: XMP identification, an sRGB output intent).
+   * Every PDF is tagged for accessibility (PDF/UA-1) either way. Default: PDF/UA-1 only.
+   */
+  conformance?: string;
+  /** false: no structure and no marked content (only to measure what tagging costs: bench). Default true. */
+  tagged?: boolean;
   /** The target's logo, prepared like the pictures: drawn in a box at the head of the first page. */
   logo?: PreparedImage;
   /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */

@@ -1,0 +1,236 @@
+// Tagged PDF (PDF/UA-1) and PDF/A-2u, read back with qpdf and poppler (test/print/pdfChecks.ts):
+// the catalog's entries, the structure tree and its reading order, marked content, artifacts,
+// alternative text, language spans, and each PDF/A-2u rule the renderer implements.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { renderInstancePdf, type PreparedImage, type PrintableInstance } from "../../src/print/render";
+import { catalogOf, pageContents, pdfInfo, qpdfCheck, qpdfObjects, resolve, streamText, structText, unmarkedContent } from "./pdfChecks";
+
+const options = { instanceId: "tagged", targetName: "Acme North", generatedAt: new Date("2026-05-04T16:12:05Z") };
+
+const inspection: PrintableInstance = {
+  title: "Boiler inspection B-12",
+  objectTypeName: "Inspection",
+  sections: [
+    {
+      title: "General",
+      fields: [
+        { label: "Inspector", type: "text", value: "François Lefèvre" },
+        { label: "Passed", type: "boolean", value: true },
+        { label: "Notes", type: "longtext", value: "First paragraph of the notes.\nSecond paragraph." },
+        { label: "Contact", type: "text", value: "山田さくら (Yamada)" },
+      ],
+    },
+    { title: "Empty section", fields: [] },
+  ],
+};
+
+/** A table of `rows` rows that spans pages. */
+const longTable = (rows: number): PrintableInstance => ({
+  title: "Readings",
+  objectTypeName: "Log",
+  sections: [
+    {
+      title: "Readings",
+      fields: [{ label: "Meter readings", type: "table", value: { columns: ["#", "Meter", "Value"], rows: Array.from({ length: rows }, (_, i) => ({ cells: [i + 1, `M-${i + 1}`, `v${i + 1}`] })) } }],
+    },
+  ],
+});
+
+/** The struct-text lines without their indentation. */
+const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+
+describe("tagged PDF (PDF/UA-1)", () => {
+  it("is tagged: MarkInfo, a structure tree with a ParentTree, the title shown, the language, page keys and tab order", async () => {
+    const { bytes } = await renderInstancePdf(inspection, options);
+    expect(pdfInfo(bytes).Tagged).toBe("yes");
+    expect(qpdfCheck(bytes)).toContain("No syntax or stream encoding errors found");
+    const objects = qpdfObjects(bytes);
+    const { catalog } = catalogOf(objects);
+    expect(catalog["/MarkInfo"]).toEqual({ "/Marked": true });
+    expect(catalog["/Lang"]).toBe("u:en-GB");
+    expect(resolve(objects, catalog["/ViewerPreferences"]) ?? catalog["/ViewerPreferences"]).toMatchObject({ "/DisplayDocTitle": true });
+    const root = resolve(objects, catalog["/StructTreeRoot"]);
+    expect(root["/Type"]).toBe("/StructTreeRoot");
+    expect(resolve(objects, root["/K"])["/S"]).toBe("/Document");
+    const pages = resolve(objects, resolve(objects, catalog["/Pages"])["/Kids"][0]);
+    expect(pages).toMatchObject({ "/StructParents": 0, "/Tabs": "/S" });
+    expect(resolve(objects, root["/ParentTree"])["/Nums"][0]).toBe(0);
+    // XMP: PDF/UA identification and the title (PDF/UA-1, 5 and 7.1).
+    const xmp = streamText(bytes, catalog["/Metadata"]);
+    expect(xmp).toContain("<pdfuaid:part>1</pdfuaid:part>");
+    expect(xmp).toContain(">Boiler inspection B-12</rdf:li>");
+  });
+
+  it("reads in order: the title (H1), the object type and target, then per section its heading (H2) and a list item per field, label then value", async () => {
+    const text = lines(structText((await renderInstancePdf(inspection, options)).bytes));
+    const order = ["Document", "H1", '"Boiler inspection B-12"', "L", "LI", "Lbl", '"Object type"', "LBody", '"Inspection"', "Lbl", '"Target"', "LBody", '"Acme North"', "Sect", "H2", '"General"', "L", "Lbl", '"Inspector"', '"François Lefèvre"', '"Passed"', '"Yes"', '"Notes"', "P", '"First paragraph of the notes."', "P", '"Second paragraph."', "Sect", '"Empty section"', '"No fields"'];
+    let at = 0;
+    for (const want of order) {
+      const found = text.findIndex((line, i) => i >= at && line.startsWith(want));
+      expect(found, `${want} after line ${at}: ${text.slice(at, at + 8).join(" | ")}`).toBeGreaterThanOrEqual(0);
+      at = found + 1;
+    }
+  });
+
+  it("marks every piece of content: text and pictures for an element, rules, fills, running headers and footers as artifacts", async () => {
+    for (const instance of [inspection, longTable(120)]) {
+      const contents = pageContents((await renderInstancePdf(instance, options)).bytes);
+      expect(contents.length).toBeGreaterThan(0);
+      for (const content of contents) {
+        expect(unmarkedContent(content)).toEqual([]);
+        expect(content).toMatch(/\/Artifact/);
+      }
+    }
+    // The checker finds what is not marked.
+    expect(unmarkedContent("BT /F1 9 Tf [<0001>] TJ ET /P <</MCID 0>> BDC BT [<0002>] TJ ET EMC /Artifact BMC 0 0 m 1 1 l S EMC 0 0 m 2 2 l S")).toEqual(["TJ", "S"]);
+  });
+
+  it("gives a table spanning pages one header row of column headers (TH, scope Column) and each row once; repeated header rows are artifacts", async () => {
+    const { bytes, pageCount } = await renderInstancePdf(longTable(120), options);
+    expect(pageCount).toBeGreaterThan(2);
+    const text = lines(structText(bytes));
+    expect(text.filter((l) => l === '"Meter"')).toHaveLength(1); // the header, once, though drawn on every page
+    expect(text.filter((l) => l === "TH:")).toHaveLength(3);
+    expect(text.filter((l) => l === "TR")).toHaveLength(121);
+    expect(text.filter((l) => l === "TD")).toHaveLength(360);
+    const cells = text.filter((l) => /^"(M-\d+|v\d+|\d+)"$/.test(l)).map((l) => l.slice(1, -1));
+    expect(cells).toEqual(Array.from({ length: 120 }, (_, i) => [String(i + 1), `M-${i + 1}`, `v${i + 1}`]).flat());
+    const objects = qpdfObjects(bytes);
+    const th = Object.values(objects).map((o) => o.value).filter((v) => v?.["/S"] === "/TH");
+    expect(th.map((v) => v["/A"])).toEqual([{ "/O": "/Table", "/Scope": "/Column" }, { "/O": "/Table", "/Scope": "/Column" }, { "/O": "/Table", "/Scope": "/Column" }]);
+    // Drawn on every page, marked content on the first only.
+    const contents = pageContents(bytes);
+    expect(contents.filter((c) => c.includes("/TH <<"))).toHaveLength(1);
+  });
+
+  it("gives pictures and the logo a Figure with alternative text: the caption, else the label; the logo, the target's name", async () => {
+    const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3060a0" } }).jpeg().toBuffer();
+    const photo: PreparedImage = { format: "jpeg", bytes: new Uint8Array(jpeg), width: 300, height: 200, channels: 3 };
+    const { bytes } = await renderInstancePdf(
+      {
+        title: "Photos",
+        objectTypeName: "Inspection",
+        sections: [
+          {
+            title: "Evidence",
+            fields: [
+              { label: "Front", type: "image", value: { storagePath: "a.jpg", caption: "Front of boiler B-12" } },
+              { label: "Inspector's signature", type: "signature", value: { storagePath: "a.jpg" } },
+            ],
+          },
+        ],
+      },
+      { ...options, images: new Map([["a.jpg", photo]]), logo: photo },
+    );
+    const objects = qpdfObjects(bytes);
+    const figures = Object.values(objects).map((o) => o.value).filter((v) => v?.["/S"] === "/Figure");
+    expect(figures.map((f) => f["/Alt"])).toEqual(["u:Acme North", "u:Front of boiler B-12", "u:Inspector's signature"]);
+    for (const content of pageContents(bytes)) expect(content).toMatch(/\/Figure <<\/MCID \d+>> BDC q [\d. ]+ cm \/Im1 Do Q EMC/);
+  });
+
+  it("marks runs in another script with their language; the document's own script needs none", async () => {
+    const [content] = pageContents((await renderInstancePdf(inspection, options)).bytes);
+    // Its own marked-content sequence (never nested: poppler's structure reader drops nested text), with /Lang.
+    expect(content).toMatch(/\/LBody <<\/MCID \d+\/Lang \(ja\)>> BDC/);
+    expect(content).not.toContain("/Lang (en");
+    const arabic = pageContents((await renderInstancePdf({ title: "تقرير", objectTypeName: "فحص", sections: [{ title: "عام", fields: [{ label: "المفتش", type: "text", value: "فاطمة Fluke 87V" }] }] }, { ...options, locale: "ar-EG" })).bytes)[0];
+    expect(arabic).toMatch(/\/LBody <<\/MCID \d+\/Lang \(en\)>> BDC/);
+    expect(arabic).not.toContain("/Lang (ar)");
+  });
+
+  it("leaves out tags only when asked (the benchmark's measure of their cost)", async () => {
+    const { bytes } = await renderInstancePdf(inspection, { ...options, tagged: false });
+    expect(pdfInfo(bytes).Tagged).toBe("no");
+    expect(pageContents(bytes)[0]).not.toMatch(/BDC|BMC/);
+  });
+});
+
+describe("PDF/A-2u (conformance: PDF/A-2u)", () => {
+  let bytes: Uint8Array;
+  let objects: ReturnType<typeof qpdfObjects>;
+  let catalog: Record<string, any>;
+  let trailer: Record<string, any>;
+  beforeAll(async () => {
+    bytes = (await renderInstancePdf(inspection, { ...options, conformance: "PDF/A-2u" })).bytes;
+    objects = qpdfObjects(bytes);
+    ({ catalog, trailer } = catalogOf(objects));
+  });
+
+  it("6.1.2: a PDF header with a binary comment", () => {
+    expect(Buffer.from(bytes.subarray(0, 15)).toString("latin1")).toMatch(/^%PDF-1\.7\n%[\x80-\xff]{4}/);
+  });
+
+  it("6.1.3: a file identifier, and no encryption", () => {
+    expect(trailer["/ID"]).toHaveLength(2);
+    expect(trailer["/Encrypt"]).toBeUndefined();
+  });
+
+  it("6.2.2 and 6.2.4.3: an sRGB output intent (GTS_PDFA1) with its ICC profile, for the device colours the pages use", () => {
+    const [intent] = catalog["/OutputIntents"] as Record<string, any>[];
+    expect(intent).toMatchObject({ "/Type": "/OutputIntent", "/S": "/GTS_PDFA1", "/OutputConditionIdentifier": "u:sRGB IEC61966-2.1" });
+    expect(resolve(objects, intent["/DestOutputProfile"])["/N"]).toBe(3);
+    const profile = Buffer.from(streamText(bytes, intent["/DestOutputProfile"]), "latin1");
+    expect(profile.subarray(12, 20).toString("latin1")).toBe("mntrRGB "); // an RGB display profile
+    expect(profile.readUInt32BE(0)).toBe(profile.length);
+  });
+
+  it("6.2.11: every font embedded (TrueType subsets), with a Unicode map", () => {
+    const fonts = Object.values(objects).map((o) => o.value ?? o.stream?.dict).filter((v) => v?.["/Type"] === "/Font" && v["/Subtype"] === "/Type0");
+    expect(fonts.length).toBeGreaterThan(0);
+    for (const font of fonts) {
+      expect(font["/ToUnicode"]).toBeDefined();
+      const descendant = resolve(objects, font["/DescendantFonts"][0]);
+      expect(descendant["/CIDToGIDMap"]).toBe("/Identity");
+      expect(resolve(objects, descendant["/FontDescriptor"])["/FontFile2"]).toBeDefined();
+    }
+  });
+
+  it("6.6.2: XMP metadata, unfiltered, identifying PDF/A-2u (and PDF/UA-1 through an extension schema), equal to the document information", () => {
+    const metadata = objects[`obj:${catalog["/Metadata"]}`].stream.dict;
+    expect(metadata["/Filter"]).toBeUndefined();
+    const xmp = streamText(bytes, catalog["/Metadata"]);
+    expect(xmp).toContain("<pdfaid:part>2</pdfaid:part><pdfaid:conformance>U</pdfaid:conformance>");
+    expect(xmp).toContain("<pdfaSchema:namespaceURI>http://www.aiim.org/pdfua/ns/id/</pdfaSchema:namespaceURI>");
+    const info = resolve(objects, trailer["/Info"]);
+    expect(xmp).toContain(`<rdf:li xml:lang="x-default">${String(info["/Title"]).replace(/^u:/, "")}</rdf:li>`);
+    expect(xmp).toContain(`<pdf:Producer>${String(info["/Producer"]).replace(/^u:/, "")}</pdf:Producer>`);
+    expect(String(info["/CreationDate"])).toContain("20260504161205");
+    expect(xmp).toContain("<xmp:CreateDate>2026-05-04T16:12:05Z</xmp:CreateDate>");
+  });
+
+  it("is what an untagged-free archival file needs besides: tagged as well, and no output intent without the option", async () => {
+    expect(pdfInfo(bytes).Tagged).toBe("yes");
+    const plain = catalogOf(qpdfObjects((await renderInstancePdf(inspection, options)).bytes)).catalog;
+    expect(plain["/OutputIntents"]).toBeUndefined();
+  });
+});
+
+describe("every demo instance prints tagged", () => {
+  const fixture = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "emulator-data", "demo.json"), "utf8")) as { documents: Record<string, Record<string, any>> };
+  const instances = Object.entries(fixture.documents).filter(([path]) => /\/objectInstances\/[^/]+$/.test(path));
+
+  it.each(instances.map(([path, doc]) => [path.split("/").pop()!, doc] as const))("%s: the structure holds its title, sections, labels and table cells in reading order", async (id, doc) => {
+    const { bytes } = await renderInstancePdf(doc as PrintableInstance, { ...options, instanceId: id });
+    expect(pdfInfo(bytes).Tagged).toBe("yes");
+    for (const content of pageContents(bytes)) expect(unmarkedContent(content)).toEqual([]);
+    // The text of the structure, in its order, without spaces (lines wrap anywhere); right-to-left text
+    // reads backwards in poppler's output, so those documents are checked for presence only.
+    const squash = (s: string) => s.replace(/\s+/g, "");
+    const structure = squash([...structText(bytes).matchAll(/^\s*"(.*)"$/gm)].map((m) => m[1]).join(""));
+    const rtl = /[\u0590-\u08ff]/.test(JSON.stringify(doc));
+    const expected = [String(doc.title), ...(doc.sections as any[]).flatMap((s) => [s.title, ...(s.fields as any[]).flatMap((f) => [f.label, ...(f.type === "table" ? (f.value?.rows ?? []).flatMap((r: any) => r.cells.filter((c: unknown) => typeof c === "string" && c !== "")) : [])])])]
+      .filter((t): t is string => typeof t === "string" && t.trim() !== "")
+      .map(squash);
+    let at = 0;
+    for (const text of expected) {
+      if (rtl && /[\u0590-\u08ff]/.test(text)) continue;
+      const found = structure.indexOf(text, rtl ? 0 : at);
+      expect(found, `'${text}' in the structure${rtl ? "" : ` after offset ${at}`}`).toBeGreaterThanOrEqual(0);
+      if (!rtl) at = found + text.length;
+    }
+  });
+});
