@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FUNCTIONS_DIR, PROJECT_ID, ROOT_DIR } from "../../stack/config";
+import { BUNDLED_PROFILE, SRGB_PROFILE } from "../../src/print/render/profile";
 import { FONT_FILES } from "../../src/print/render/text/fonts";
 import {
   PreflightError,
@@ -141,6 +142,14 @@ describe("what a deploy uploads", () => {
 
   it("lib/ holds only what src/ compiles to: npm run build starts from an empty lib/", () => {
     expect(staleBuildOutput()).toEqual([]);
+  });
+
+  it("carries the sRGB profile of PDF/A output intents in lib/icc, its package being a development dependency only", () => {
+    const pkg = readJson<{ dependencies: Record<string, string>; devDependencies: Record<string, string> }>(join(FUNCTIONS_DIR, "package.json"));
+    expect(existsSync(join(FUNCTIONS_DIR, "lib", "icc", basename(BUNDLED_PROFILE)))).toBe(true);
+    const name = SRGB_PROFILE.package.split("/")[0];
+    expect(pkg.devDependencies[name]).toBeDefined();
+    expect(pkg.dependencies[name]).toBeUndefined();
   });
 
   it("carries the renderer's fonts in lib/fonts, their packages being development dependencies only", () => {
