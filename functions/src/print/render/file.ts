@@ -71,11 +71,13 @@ export function writePdfFile(context: PDFContext, written: readonly [number, str
     table.writeUInt32BE(a, n * 7 + 1);
     table.writeUInt16BE(b, n * 7 + 5);
   }
-  const data = deflateSync(table);
+  // Compressed from 1 KiB on (pdf.ts streamOf: below, a deflate call costs more than the bytes it saves).
+  const compress = table.length >= 1024;
+  const data = compress ? deflateSync(table) : table;
   const { Root, Info, ID } = context.trailerInfo;
   const trailer = `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${bytesOf(ID as PDFObject).toString("latin1")}` : ""}`;
   const start = offset;
-  write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${trailer}/Filter/FlateDecode/Length ${data.length}>>\nstream\n`, "latin1"));
+  write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${trailer}${compress ? "/Filter/FlateDecode" : ""}/Length ${data.length}>>\nstream\n`, "latin1"));
   write(data);
   write(Buffer.from(`\nendstream\nendobj\nstartxref\n${start}\n%%EOF\n`, "latin1"));
   return Buffer.concat(chunks);

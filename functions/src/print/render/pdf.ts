@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
 import { writePdfFile } from "./file";
-import { markedContent, type Structure } from "./tags";
+import { MARKS_PER_PAGE, type Structure } from "./tags";
 import type { Face, Family } from "./text/fonts";
 import type { Line, Piece } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
@@ -420,6 +420,16 @@ export interface PdfMetadata {
   language: string;
 }
 
+/** Names the tagged catalog and pages use, made once (pdf-lib decodes a name on every PDFName.of). */
+const NAMES = {
+  StructParents: PDFName.of("StructParents"),
+  Tabs: PDFName.of("Tabs"),
+  S: PDFName.of("S"),
+  StructTreeRoot: PDFName.of("StructTreeRoot"),
+  MarkInfo: PDFName.of("MarkInfo"),
+  Metadata: PDFName.of("Metadata"),
+};
+
 /** A PDF text string of any text: UTF-16BE in hex. */
 const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
 
@@ -447,9 +457,12 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
         kids += ` ${ref(kid)}`;
         continue;
       }
-      const mark = markedContent(kid);
-      if (page < 0) page = mark.page;
-      kids += mark.page === page ? ` ${mark.mcid}` : ` <</Type/MCR/Pg ${pageRef[mark.page]}/MCID ${mark.mcid}>>`;
+      // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts), decoded here without an object per kid.
+      const code = -1 - kid;
+      const onPage = Math.floor(code / MARKS_PER_PAGE);
+      const mcid = code - onPage * MARKS_PER_PAGE;
+      if (page < 0) page = onPage;
+      kids += onPage === page ? ` ${mcid}` : ` <</Type/MCR/Pg ${pageRef[onPage]}/MCID ${mcid}>>`;
     }
     // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
     let dict = `<</S/${element.type}/P ${element.parent < 0 ? rootRef : ref(element.parent)}`;
@@ -462,7 +475,7 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
   });
   const nums = structure.marks.map((elements, page) => `${page} [${elements.map(ref).join(" ")}]`);
   objects.push([base + count, `<</Nums [${nums.join(" ")}]>>`]);
-  context.assign(root, context.obj({ Type: "StructTreeRoot", K: PDFRef.of(base), ParentTree: PDFRef.of(base + count), ParentTreeNextKey: pageRefs.length }));
+  objects.push([root.objectNumber, `<</Type/StructTreeRoot/K ${ref(0)}/ParentTree ${ref(count)}/ParentTreeNextKey ${pageRefs.length}>>`]);
   return { root, objects };
 }
 
@@ -535,8 +548,8 @@ export async function assemblePdf(
     page.node.set(PDFName.of("Contents"), contentRef);
     if (structure) {
       // Its key in the ParentTree, and the tab order of the structure (PDF/UA).
-      page.node.set(PDFName.of("StructParents"), PDFNumber.of(i));
-      page.node.set(PDFName.of("Tabs"), PDFName.of("S"));
+      page.node.set(NAMES.StructParents, PDFNumber.of(i));
+      page.node.set(NAMES.Tabs, NAMES.S);
     }
   });
   for (let i = 0; i < used.length; i++) used[i].embed(context, fontRefs[i]);
@@ -554,10 +567,10 @@ export async function assemblePdf(
     const catalog = doc.catalog;
     const tree = writeStructure(context, structure, pageRefs);
     structureObjects = tree.objects;
-    catalog.set(PDFName.of("StructTreeRoot"), tree.root);
-    catalog.set(PDFName.of("MarkInfo"), context.obj({ Marked: true }));
+    catalog.set(NAMES.StructTreeRoot, tree.root);
+    catalog.set(NAMES.MarkInfo, context.obj({ Marked: true }));
     // Uncompressed, as PDF/A wants it (and a reader of the file can find it).
-    catalog.set(PDFName.of("Metadata"), context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, outputIntent !== undefined))));
+    catalog.set(NAMES.Metadata, context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, outputIntent !== undefined))));
   }
   if (outputIntent) {
     const profile = context.register(streamOf(context, outputIntent.profile, { N: 3 }));

@@ -65,9 +65,3 @@ export class Structure {
     return mcid;
   }
 }
-
-/** Page and MCID of an encoded marked-content kid. */
-export const markedContent = (kid: number): { page: number; mcid: number } => {
-  const code = -1 - kid;
-  return { page: Math.floor(code / MARKS_PER_PAGE), mcid: code % MARKS_PER_PAGE };
-};
