@@ -116,7 +116,8 @@ export class MailSink {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://sink").pathname;
     if (path === "/v3/mail/send" && req.method === "POST") return this.send(req, res);
-    if (path === "/messages" && req.method === "GET") return sendJson(res, 200, this.messages);
+    // The playground (another local origin) lists them: a simple GET, readable from any origin (local only).
+    if (path === "/messages" && req.method === "GET") return sendJson(res, 200, this.messages, { "access-control-allow-origin": "*" });
     if (path === "/messages" && req.method === "DELETE") {
       this.messages.length = 0;
       this.generation++;

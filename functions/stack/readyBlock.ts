@@ -10,6 +10,8 @@ export function readyBlock(source: EmulatorSource, seeded: { users: number; docu
     "==================== local stack ready ====================",
     `project ${PROJECT_ID}; seeded ${seeded.users} users and ${seeded.documents} documents from emulator-data/demo.json`,
     "",
+    `  playground ${URLS.hosting}/playground/   (sign in, call any route, preview PDFs, captured mail)`,
+    `  reference  ${URLS.hosting}/reference/    (both OpenAPI documents, rendered)`,
     `  api        ${URLS.hosting}/api/...      (function URL ${URLS.api}/api/...)`,
     `  print      ${URLS.hosting}/print/...    (function URL ${URLS.print}/print/...)`,
     `  auth       ${URLS.auth}`,

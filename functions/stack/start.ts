@@ -3,6 +3,7 @@
  * Ctrl-C or SIGTERM stops every part. Exits non-zero, naming the part, when one fails to start.
  */
 import { join } from "node:path";
+import { buildWeb } from "../web/build";
 import { ROOT_DIR } from "./config";
 import { readyBlock } from "./readyBlock";
 import { readFixture } from "./seed";
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void shutdown(0));
 
   try {
+    // The hosting origin's client, built for the stack (auth emulator, demo targets, mail sink).
+    await buildWeb({ local: true });
     stack = await startStack();
     const seeded = await seedStack(readFixture(DEMO_FIXTURE));
     console.log(readyBlock(stack.source, seeded));

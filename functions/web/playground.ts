@@ -1,0 +1,235 @@
+// The playground: sign in with the Firebase JS SDK, pick a target path and an operation of either
+// OpenAPI document, fill the form generated from it, send the request (Bearer ID token), read the JSON
+// answer and its request id; a printed PDF is previewed (pdf.js renders page 1 to a canvas) and can be
+// downloaded. Locally (a build for the stack: LOCAL), the auth emulator signs in, the demo targets
+// are offered and the mail sink's captured messages are listed; a production build has none of it.
+
+import { initializeApp } from "firebase/app";
+import { connectAuthEmulator, getAuth, onAuthStateChanged, signInWithEmailAndPassword, signOut, type User } from "firebase/auth";
+import * as pdfjs from "pdfjs-dist";
+
+/** Set by the build (web/build.ts): true in the stack's build, false in a deploy's. */
+declare const LOCAL: boolean;
+/** The stack's URLs and demo data (LOCAL only). */
+declare const STACK: { authEmulator: string; mailSink: string; targets: string[]; users: { email: string; role: string }[]; password: string };
+
+pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdf.worker.min.mjs", document.baseURI).href;
+
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  required?: boolean;
+  description?: string;
+  schema?: { examples?: unknown[]; default?: unknown; type?: string };
+}
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+}
+interface Schema {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  examples?: unknown[];
+  default?: unknown;
+  enum?: unknown[];
+  description?: string;
+}
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+/** An operation of the playground: a route below any target, of one function. */
+interface Route {
+  fn: "api" | "print";
+  method: string;
+  /** The path below the target, e.g. `/user/{userId}/restore`. */
+  suffix: string;
+  operation: Operation;
+}
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+/** Routes from both documents, by their tenant form (every route exists under every target form). */
+async function loadRoutes(): Promise<Route[]> {
+  const routes: Route[] = [];
+  for (const fn of ["api", "print"] as const) {
+    const doc = (await (await fetch(`/${fn}/openapi.json`)).json()) as Document;
+    const prefix = `/${fn}/tenant/{tenantId}`;
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (!path.startsWith(`${prefix}/`)) continue;
+      for (const [method, operation] of Object.entries(operations)) routes.push({ fn, method: method.toUpperCase(), suffix: path.slice(prefix.length), operation });
+    }
+  }
+  return routes;
+}
+
+/** A JSON example for a body schema: each property's example, default or first enum value. */
+function example(schema: Schema): unknown {
+  if (schema.examples?.length) return schema.examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum?.length) return schema.enum[0];
+  if (schema.type === "object" || schema.properties) {
+    const out: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const value = example(property);
+      if (value !== undefined && (schema.required?.includes(name) || property.examples?.length)) out[name] = value;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+function field(label: string, input: HTMLElement, hint?: string): HTMLElement {
+  const wrapper = document.createElement("label");
+  wrapper.className = "field";
+  wrapper.append(Object.assign(document.createElement("span"), { textContent: label }), input);
+  if (hint) wrapper.append(Object.assign(document.createElement("small"), { textContent: hint }));
+  return wrapper;
+}
+
+/** The form of a route: its path parameters below the target, its query parameters, its body. */
+function renderForm(route: Route): void {
+  const form = $("form-fields");
+  form.replaceChildren();
+  $("operation-summary").textContent = `${route.method} /${route.fn}/{target}${route.suffix}: ${route.operation.summary}`;
+  const own = (route.operation.parameters ?? []).filter((p) => (p.in === "path" && route.suffix.includes(`{${p.name}}`)) || p.in === "query");
+  for (const p of own) {
+    const input = Object.assign(document.createElement("input"), { name: `${p.in}:${p.name}`, placeholder: String(p.schema?.examples?.[0] ?? p.schema?.default ?? "") });
+    if (p.in === "path") input.value = String(p.schema?.examples?.[0] ?? "");
+    form.append(field(`${p.name} (${p.in})`, input, p.description));
+  }
+  const content = route.operation.requestBody?.content ?? {};
+  if (content["application/json"]) {
+    const textarea = Object.assign(document.createElement("textarea"), { name: "body", rows: 6, value: JSON.stringify(example(content["application/json"].schema) ?? {}, null, 2) });
+    form.append(field("JSON body", textarea));
+  } else if (Object.keys(content).length > 0) {
+    const file = Object.assign(document.createElement("input"), { type: "file", name: "file", accept: Object.keys(content).join(",") });
+    form.append(field(`File (${Object.keys(content).join(", ")})`, file));
+  }
+}
+
+let user: User | undefined;
+let routes: Route[] = [];
+let lastPdf: string | undefined;
+
+/** Sends the form's request with the user's ID token and shows the answer. */
+async function send(route: Route): Promise<void> {
+  const target = ($<HTMLInputElement>("target").value.trim() || "/").replace(/\/+$/, "");
+  let suffix = route.suffix;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  let body: BodyInit | undefined;
+  for (const element of Array.from($<HTMLFormElement>("operation-form").elements) as HTMLInputElement[]) {
+    if (!element.name) continue;
+    const [kind, name] = element.name.split(":");
+    if (kind === "path") suffix = suffix.replace(`{${name}}`, encodeURIComponent(element.value));
+    if (kind === "query" && element.value) query.set(name, element.value);
+    if (element.name === "body") {
+      body = element.value;
+      headers["content-type"] = "application/json";
+    }
+    if (element.name === "file" && element.files?.[0]) {
+      body = element.files[0];
+      headers["content-type"] = element.files[0].type;
+    }
+  }
+  if (user) headers.authorization = `Bearer ${await user.getIdToken()}`;
+  const url = `/${route.fn}${target}${suffix}${query.size ? `?${query}` : ""}`;
+  $("status").textContent = `${route.method} ${url} ...`;
+  const res = await fetch(url, { method: route.method, headers, body });
+  const text = await res.text();
+  let shown = text;
+  let json: { data?: { downloadUrl?: string } } | undefined;
+  try {
+    json = JSON.parse(text);
+    shown = JSON.stringify(json, null, 2);
+  } catch {
+    // not JSON: shown as it came
+  }
+  $("status").textContent = `${res.status} ${res.statusText} · request id ${res.headers.get("x-request-id") ?? "(none)"}`;
+  $("status").dataset.status = String(res.status);
+  $("answer").textContent = shown;
+  const downloadUrl = json?.data?.downloadUrl;
+  if (downloadUrl) await preview(downloadUrl);
+  if (LOCAL) await listMail();
+}
+
+/** Page 1 of the PDF on the canvas, and a link to download it. */
+async function preview(url: string): Promise<void> {
+  const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+  const pdf = await pdfjs.getDocument({ data: bytes }).promise;
+  const page = await pdf.getPage(1);
+  $("preview-panel").hidden = false; // before measuring the room the page has
+  const canvas = $<HTMLCanvasElement>("preview");
+  const viewport = page.getViewport({ scale: Math.min(2, canvas.parentElement!.clientWidth / page.getViewport({ scale: 1 }).width) });
+  canvas.width = viewport.width;
+  canvas.height = viewport.height;
+  await page.render({ canvas, canvasContext: canvas.getContext("2d")!, viewport }).promise;
+  canvas.dataset.pages = String(pdf.numPages);
+  if (lastPdf) URL.revokeObjectURL(lastPdf);
+  lastPdf = URL.createObjectURL(new Blob([bytes], { type: "application/pdf" }));
+  const link = $<HTMLAnchorElement>("download");
+  link.href = lastPdf;
+  link.hidden = false;
+}
+
+/** The mail sink's captured messages, newest first, with their attachments (LOCAL only). */
+async function listMail(): Promise<void> {
+  const messages = (await (await fetch(`${STACK.mailSink}/messages`)).json()) as { body: { subject: string; personalizations: { to: { email: string }[] }[]; attachments?: { filename: string; content: string }[] } }[];
+  const list = $("mail");
+  list.replaceChildren(
+    ...messages
+      .slice(-10)
+      .reverse()
+      .map(({ body }) => {
+        const item = document.createElement("li");
+        const attachments = (body.attachments ?? []).map((a) => `${a.filename} (${Math.round((a.content.length * 3) / 4 / 1024)} KiB)`).join(", ");
+        item.textContent = `${body.personalizations.flatMap((p) => p.to.map((t) => t.email)).join(", ")}: ${body.subject}${attachments ? ` · ${attachments}` : ""}`;
+        return item;
+      }),
+  );
+  $("mail-panel").hidden = false;
+}
+
+async function main(): Promise<void> {
+  const config = (await (await fetch("/__/firebase/init.json")).json()) as Record<string, string>;
+  const auth = getAuth(initializeApp(config));
+  if (LOCAL) {
+    connectAuthEmulator(auth, STACK.authEmulator, { disableWarnings: true });
+    const targets = $<HTMLDataListElement>("targets");
+    targets.append(...STACK.targets.map((t) => Object.assign(document.createElement("option"), { value: t })));
+    $<HTMLInputElement>("email").value = STACK.users[0].email;
+    $<HTMLInputElement>("password").value = STACK.password;
+    $("demo-users").textContent = `Demo users (password ${STACK.password}): ${STACK.users.map((u) => `${u.email} (${u.role})`).join("; ")}`;
+    $<HTMLInputElement>("target").value = STACK.targets[0];
+  }
+  onAuthStateChanged(auth, (signedIn) => {
+    user = signedIn ?? undefined;
+    $("who").textContent = user ? `Signed in as ${user.email}` : "Not signed in: requests go without credentials (401).";
+    $("sign-out").hidden = !user;
+  });
+  $("sign-in-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    signInWithEmailAndPassword(auth, $<HTMLInputElement>("email").value, $<HTMLInputElement>("password").value).catch((error: Error) => {
+      $("who").textContent = `Sign-in failed: ${error.message}`;
+    });
+  });
+  $("sign-out").addEventListener("click", () => void signOut(auth));
+
+  routes = await loadRoutes();
+  const select = $<HTMLSelectElement>("operation");
+  select.append(...routes.map((r, i) => Object.assign(document.createElement("option"), { value: String(i), textContent: `${r.method} ${r.fn} ${r.suffix}` })));
+  select.addEventListener("change", () => renderForm(routes[Number(select.value)]));
+  renderForm(routes[0]);
+  $("operation-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(routes[Number(select.value)]).catch((error: Error) => {
+      $("status").textContent = `Request failed: ${error.message}`;
+    });
+  });
+  document.body.dataset.ready = "true";
+}
+
+void main();
