@@ -54,8 +54,15 @@ export const PEER_OF: Record<EngineName, Peer | undefined> = {
   pdfmake: "pdfmake",
 };
 
-/** Why an engine cannot print a case at all (then it is not run on it and the table says why). */
+/** The variants that measure tagging (ours untagged, the peers tagged) and the cases their targets use. */
+const TAGGING_VARIANTS: readonly EngineName[] = ["ours-untagged", "chromium-tagged", "typst-tagged"];
+export const TAGGING_CASES: readonly string[] = ["one-page", "table-2000"];
+
+/** Why an engine cannot print a case at all, or is not run on it (then the table says why). */
 export function cannotPrint(engine: EngineName, c: BenchCase): string | undefined {
+  if (TAGGING_VARIANTS.includes(engine) && !TAGGING_CASES.includes(c.key)) {
+    return `not run: the tagging variants run on the cases of the tagging targets (${TAGGING_CASES.join(", ")})`;
+  }
   if (engine === "pdfmake" && c.worldScripts) {
     // pdfkit shapes a run with fontkit, but has no bidi (Arabic mixed with numbers or Latin comes out
     // in the wrong order) and no font fallback (one font per text run: mixed scripts print as boxes).
