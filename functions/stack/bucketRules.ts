@@ -35,9 +35,15 @@ export function corsRule(corsOrigins: string): { origin: string[]; method: strin
   return origins.length ? [{ origin: origins, method: ["GET"], responseHeader: ["Content-Type", "Content-Length"], maxAgeSeconds: 3600 }] : [];
 }
 
-/** CORS_ORIGINS as functions/.env.<project> sets it (what the deploy gives the functions). */
+/** CORS_ORIGINS as functions/.env.<project> sets it (what the deploy gives the functions); "" without the file (no CORS rule). */
 function corsOriginsOf(projectId: string): string {
-  const env = readFileSync(join(__dirname, "..", `.env.${projectId}`), "utf8");
+  let env: string;
+  try {
+    env = readFileSync(join(__dirname, "..", `.env.${projectId}`), "utf8");
+  } catch {
+    console.log(`functions/.env.${projectId} not found: no CORS rule (the lifecycle rule is set)`);
+    return "";
+  }
   return /^CORS_ORIGINS=(.*)$/m.exec(env)?.[1].trim() ?? "";
 }
 

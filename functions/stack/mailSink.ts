@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { URLS } from "./config";
 import type { FaultControl } from "./faults";
+
+/** The origins of the playground, which lists the captured messages (the hosting emulator, by either host name). */
+const PLAYGROUND_ORIGINS = [URLS.hosting, URLS.hosting.replace("127.0.0.1", "localhost")];
 
 /**
  * A SendGrid-compatible capture server for the local stack. The print function sends through the
@@ -116,8 +120,12 @@ export class MailSink {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://sink").pathname;
     if (path === "/v3/mail/send" && req.method === "POST") return this.send(req, res);
-    // The playground (another local origin) lists them: a simple GET, readable from any origin (local only).
-    if (path === "/messages" && req.method === "GET") return sendJson(res, 200, this.messages, { "access-control-allow-origin": "*" });
+    // The playground (the hosting origin) lists them: readable from that origin only, not from any site the developer visits.
+    if (path === "/messages" && req.method === "GET") {
+      const origin = req.headers.origin;
+      const allowed: Record<string, string> = origin && PLAYGROUND_ORIGINS.includes(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : { vary: "Origin" };
+      return sendJson(res, 200, this.messages, allowed);
+    }
     if (path === "/messages" && req.method === "DELETE") {
       this.messages.length = 0;
       this.generation++;

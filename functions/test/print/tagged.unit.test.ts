@@ -8,6 +8,7 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderInstancePdf, type PreparedImage, type PrintableInstance } from "../../src/print/render";
 import { catalogOf, pageContents, pdfInfo, qpdfCheck, qpdfObjects, resolve, streamText, structText, unmarkedContent } from "./pdfChecks";
+import { popplerLines, squash } from "./popplerText";
 
 const options = { instanceId: "tagged", targetName: "Acme North", generatedAt: new Date("2026-05-04T16:12:05Z") };
 
@@ -140,6 +141,24 @@ describe("tagged PDF (PDF/UA-1)", () => {
     const arabic = pageContents((await renderInstancePdf({ title: "تقرير", objectTypeName: "فحص", sections: [{ title: "عام", fields: [{ label: "المفتش", type: "text", value: "فاطمة Fluke 87V" }] }] }, { ...options, locale: "ar-EG" })).bytes)[0];
     expect(arabic).toMatch(/\/LBody <<\/MCID \d+\/Lang \(en\)>> BDC/);
     expect(arabic).not.toContain("/Lang (ar)");
+  });
+
+  it("gives each multi-glyph cluster its own ActualText sequence, even next to an identical one, and no element to a blank line", async () => {
+    const { bytes } = await renderInstancePdf(
+      {
+        title: "Clusters",
+        objectTypeName: "Test",
+        sections: [{ title: "S", fields: [{ label: "Syllables", type: "text", value: "दिदि किकि" }, { label: "Notes", type: "longtext", value: "a\n\nb\n\n\nc" }] }],
+      },
+      options,
+    );
+    expect(popplerLines(bytes).join("\n")).toContain("दिदि किकि");
+    // The structure's text too (read from the glyphs' Unicode: poppler's structure reader ignores ActualText).
+    const text = lines(structText(bytes));
+    expect(squash(text.filter((l) => l.startsWith('"')).map((l) => l.slice(1, -1)).join(""))).toContain("दिदिकिकि");
+    // Three paragraphs, three P elements, each with its text.
+    const paragraphs = text.reduce<string[][]>((out, line) => (/^P( \(block\))?$/.test(line) ? [...out, []] : (out.length && line.startsWith('"') && out[out.length - 1].push(line), out)), []);
+    expect(paragraphs.map((p) => p.join(""))).toEqual(['"a"', '"b"', '"c"']);
   });
 
   it("leaves out tags only when asked (the benchmark's measure of their cost)", async () => {

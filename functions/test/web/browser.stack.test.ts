@@ -171,6 +171,12 @@ describe("CORS, as a browser enforces it", () => {
     expect(result).toMatchObject({ status: 200, requestId: expect.stringMatching(/.+/), body: { statusCode: 200 } });
   });
 
+  it("lets only the playground's origin read the local mail sink's messages (not any site the developer visits)", async () => {
+    const allowOrigin = async (origin: string) => (await fetch(`${URLS.mailSink}/messages`, { headers: { origin } })).headers.get("access-control-allow-origin");
+    expect(await allowOrigin(URLS.hosting)).toBe(URLS.hosting);
+    expect(await allowOrigin(`http://${HOST}:${REFUSED_PORT}`)).toBeNull();
+  });
+
   it("leaves a page of another origin with a network error: the browser refuses the answer", async () => {
     const result = await fetchFrom(REFUSED_PORT, await idTokenFor("north-admin@acme.test"));
     expect(result).toEqual({ error: expect.stringContaining("Failed to fetch") });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { auditInTransaction } from "../../audit";
 import { db, defaultBucket } from "../../firebase";
+import { firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { storageCall } from "../../print/documents";
@@ -15,6 +16,17 @@ import { describeSettings, printSettingsResponse } from "./printSettings";
  */
 export const logoPath = (targetPath: string, bytes: Buffer, format: "png" | "jpeg") =>
   `uploads/${targetPath}/print-settings/logo-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}.${format === "png" ? "png" : "jpg"}`;
+
+/**
+ * Logos are decoded one at a time per instance: a 25-megapixel decode takes about 100 MB, and the api
+ * function's instances are small and serve many requests at once.
+ */
+let decodeQueue: Promise<unknown> = Promise.resolve();
+function oneDecodeAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = decodeQueue.then(work, work);
+  decodeQueue = run.catch(() => undefined);
+  return run;
+}
 
 /** The image's format once it decodes whole within the logo's pixel limit (400 or 422 otherwise). */
 async function checkedLogo(bytes: Buffer): Promise<"png" | "jpeg"> {
@@ -48,20 +60,23 @@ export const putPrintSettingsLogo = defineRoute({
   upload: { mediaTypes: ["image/png", "image/jpeg"], maxBytes: LOGO_LIMITS.bytes },
   body: z.instanceof(Buffer), // the file's bytes, as `upload` takes them
 
-  transactional: true,
   response: printSettingsResponse("The settings, as they are now: `logo` is the uploaded file."),
   errors: {
     400: "The body is not a readable PNG or JPEG image.",
     422: "The image has more than 25 million pixels.",
     503: "Cloud Storage unavailable.",
   },
-  async handle({ access, caller, body, tx }) {
-    const format = await checkedLogo(body);
+  async handle({ access, caller, body }) {
+    // The decode and the upload first, outside any transaction (they take time); then one short
+    // transaction names the logo in the settings and records it on the audit trail.
+    const format = await oneDecodeAtATime(() => checkedLogo(body));
     const path = logoPath(access.path, body, format);
     // Earlier logos stay where they are (a PDF printed with one still names it in its settings).
     await storageCall(() => defaultBucket().file(path).save(body, { resumable: false, contentType: `image/${format}` }));
-    tx.update(db().doc(access.path), { "print.logo": path });
-    auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
+    await firestoreTransaction(async (tx) => {
+      tx.update(db().doc(access.path), { "print.logo": path });
+      auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
+    });
     const target = access.chain[access.chain.length - 1];
     const print = { ...((target.data.print as Record<string, unknown> | undefined) ?? {}), logo: path };
     const chain = [...access.chain.slice(0, -1), { ...target, data: { ...target.data, print } }];

@@ -353,8 +353,15 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
         moveTo(pen + glyphs[i].dx);
         flush();
         const actualText = `/ActualText <FEFF${utf16Hex(text)}>`;
-        if (mark) wanted = `${languageProperty}${actualText}`;
-        else out += `/Span <<${actualText}>> BDC `;
+        // A sequence of its own, even after an identical cluster (its ActualText would stand for both).
+        const close = (): void => {
+          if (open !== undefined) out += "EMC ";
+          open = undefined;
+        };
+        if (mark) {
+          close();
+          wanted = `${languageProperty}${actualText}`;
+        } else out += `/Span <<${actualText}>> BDC `;
         // The cluster's text also goes with its first glyph (its other glyphs stand for nothing), for
         // readers of the structure, which ignore ActualText (poppler's), and PDF.js.
         for (let k = i; k < j; k++) {
@@ -362,8 +369,10 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
           pen += glyphs[k].adv;
         }
         flush();
-        if (mark) wanted = languageProperty;
-        else out += "EMC ";
+        if (mark) {
+          close();
+          wanted = languageProperty;
+        } else out += "EMC ";
       }
       i = j;
     }

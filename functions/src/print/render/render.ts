@@ -371,7 +371,8 @@ function paragraphs(canvas: Canvas, s: Styles, list: number, label: string, text
   let paragraphText: string | undefined;
   for (const line of lines) {
     if (canvas.remaining < PARAGRAPH_LEADING) canvas.newPage();
-    if (paragraph === undefined || line.start === 0 || line.text !== paragraphText) paragraph = canvas.structure.add("P", tags.body);
+    // (A blank line shows nothing: no element for it.)
+    if (line.pieces.length > 0 && (paragraph === undefined || line.start === 0 || line.text !== paragraphText)) paragraph = canvas.structure.add("P", tags.body);
     paragraphText = line.text;
     canvas.text(s.value, MARGIN_X, canvas.page.contentWidth, canvas.y - offset, line, paragraph);
     canvas.y -= PARAGRAPH_LEADING;
