@@ -11,6 +11,7 @@ import { TtlCache } from "../http/ttlCache";
 import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
 import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExceeded } from "./limits";
+import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
 import type { PrintableInstance } from "./render";
@@ -128,12 +129,7 @@ function rememberFailure(storagePath: string, error: unknown): HttpError {
  * several at once gains nothing, and one at a time bounds the memory renders take together to one
  * render's (about 250 MiB above the process at most, within PRINT_LIMITS) whatever the concurrency setting.
  */
-let renderQueue: Promise<unknown> = Promise.resolve();
-function oneRenderAtATime<T>(work: () => Promise<T>): Promise<T> {
-  const run = renderQueue.then(work, work);
-  renderQueue = run.catch(() => undefined);
-  return run;
-}
+const oneRenderAtATime = oneAtATime();
 
 /** What the audit trail records of a PDF: the instance version it shows and where it is stored. */
 export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({

@@ -49,6 +49,13 @@ export interface PictureObject {
   file: File;
 }
 
+/** The stored object at `path` with its generation and size, or undefined when there is none. */
+async function storedObject(path: string, fileOf: (path: string) => File, storage: <T>(operation: () => Promise<T>) => Promise<T>): Promise<PictureObject | undefined> {
+  const file = fileOf(path);
+  const metadata = await storage(() => metadataIfExists(file));
+  return metadata && { path, generation: String(metadata.generation ?? ""), size: Number(metadata.size ?? 0), file };
+}
+
 /** Whether a storage path lies in the uploads folder of the target at `docPath` (no dot segments, no empty segments). */
 export function inUploadsFolder(docPath: string, path: string): boolean {
   const prefix = `uploads/${docPath}/`;
@@ -78,13 +85,9 @@ export async function pictureObjects(
   });
   const found = await Promise.all(
     allowed.map(async (path) => {
-      const file = fileOf(path);
-      const metadata = await storage(() => metadataIfExists(file));
-      if (!metadata) {
-        logs.pictureRefused("no such object");
-        return undefined;
-      }
-      return { path, generation: String(metadata.generation ?? ""), size: Number(metadata.size ?? 0), file };
+      const picture = await storedObject(path, fileOf, storage);
+      if (!picture) logs.pictureRefused("no such object");
+      return picture;
     }),
   );
   const pictures = found.filter((p): p is PictureObject => p !== undefined);
@@ -102,12 +105,10 @@ export async function pictureObjects(
  * larger than a logo may be: the document prints without it, and the log says why.
  */
 export async function logoObject(path: string, fileOf: (path: string) => File, storage: <T>(operation: () => Promise<T>) => Promise<T>): Promise<PictureObject | undefined> {
-  const file = fileOf(path);
-  const metadata = await storage(() => metadataIfExists(file));
-  const size = Number(metadata?.size ?? 0);
-  if (!metadata) logs.logoNotPrinted("no such object");
-  else if (size > LOGO_LIMITS.bytes) logs.logoNotPrinted(`${size} bytes, over ${LOGO_LIMITS.bytes}`);
-  else return { path, generation: String(metadata.generation ?? ""), size, file };
+  const logo = await storedObject(path, fileOf, storage);
+  if (!logo) logs.logoNotPrinted("no such object");
+  else if (logo.size > LOGO_LIMITS.bytes) logs.logoNotPrinted(`${logo.size} bytes, over ${LOGO_LIMITS.bytes}`);
+  else return logo;
   return undefined;
 }
 

@@ -21,7 +21,7 @@ export interface PrintSettings {
   logo: string;
 }
 
-/** The defaults: en-GB, UTC, A4, the service's blue, no footer line. */
+/** The defaults: en-GB, UTC, A4, tagged (PDF/UA-1), the service's blue, no footer line, no logo. */
 export const DEFAULT_SETTINGS: PrintSettings = {
   locale: DEFAULT_LOCALE,
   timeZone: DEFAULT_TIME_ZONE,
@@ -31,6 +31,9 @@ export const DEFAULT_SETTINGS: PrintSettings = {
   footerText: "",
   logo: "",
 };
+
+/** Every setting, in the order of DEFAULT_SETTINGS (the order settingsKey hashes them in). */
+export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as readonly (keyof PrintSettings)[];
 
 const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
 const MAX_FOOTER_TEXT = 200;
@@ -118,15 +121,7 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
     sources[key] = "default";
     return fallback;
   };
-  const settings: PrintSettings = {
-    locale: pick("locale", DEFAULT_SETTINGS.locale),
-    timeZone: pick("timeZone", DEFAULT_SETTINGS.timeZone),
-    paperSize: pick("paperSize", DEFAULT_SETTINGS.paperSize),
-    conformance: pick("conformance", DEFAULT_SETTINGS.conformance),
-    accentColor: pick("accentColor", DEFAULT_SETTINGS.accentColor),
-    footerText: pick("footerText", DEFAULT_SETTINGS.footerText),
-    logo: pick("logo", DEFAULT_SETTINGS.logo),
-  };
+  const settings = Object.fromEntries(SETTING_KEYS.map((key) => [key, pick(key, DEFAULT_SETTINGS[key])])) as unknown as PrintSettings;
   return { settings, sources };
 }
 
@@ -138,7 +133,6 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
   return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
 }
 
-export const SETTING_KEYS: readonly (keyof PrintSettings)[] = ["locale", "timeZone", "paperSize", "conformance", "accentColor", "footerText", "logo"];
 
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {

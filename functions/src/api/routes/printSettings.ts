@@ -29,6 +29,15 @@ export function describeSettings(chain: readonly TargetNode[]): z.infer<typeof p
   return { effective: settings, sources, own };
 }
 
+/** The target's own `print` map as it is stored (a copy). */
+export const ownPrint = (chain: readonly TargetNode[]): Record<string, unknown> => ({ ...((chain[chain.length - 1].data.print as Record<string, unknown> | undefined) ?? {}) });
+
+/** The chain with the target's `print` map replaced: what a change leaves, to answer with without reading it again. */
+export const withOwnPrint = (chain: readonly TargetNode[], print: Record<string, unknown>): TargetNode[] => {
+  const target = chain[chain.length - 1];
+  return [...chain.slice(0, -1), { ...target, data: { ...target.data, print } }];
+};
+
 export const printSettingsResponse = (description: string) => ({
   status: 200 as const,
   description,
@@ -61,8 +70,7 @@ export const putPrintSettings = defineRoute({
     if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
     const { FieldValue } = firestoreSdk();
     // The target's settings as written (for the answer), and the same as field changes.
-    const before = access.chain[access.chain.length - 1];
-    const print = { ...((before.data.print as Record<string, unknown> | undefined) ?? {}) };
+    const print = ownPrint(access.chain);
     const changes: Record<string, unknown> = {};
     for (const key of SETTING_KEYS) {
       changes[`print.${key}`] = body[key] ?? FieldValue.delete();
@@ -71,7 +79,6 @@ export const putPrintSettings = defineRoute({
     }
     tx.update(db().doc(access.path), changes);
     auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details: { ...body } });
-    const chain = [...access.chain.slice(0, -1), { ...before, data: { ...before.data, print } }];
-    return { statusCode: 200 as const, message: "Print settings saved.", data: describeSettings(chain) };
+    return { statusCode: 200 as const, message: "Print settings saved.", data: describeSettings(withOwnPrint(access.chain, print)) };
   },
 });

@@ -6,8 +6,9 @@ import { firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { storageCall } from "../../print/documents";
+import { oneAtATime } from "../../print/oneAtATime";
 import { LOGO_LIMITS } from "../../print/pictures";
-import { describeSettings, printSettingsResponse } from "./printSettings";
+import { describeSettings, ownPrint, printSettingsResponse, withOwnPrint } from "./printSettings";
 
 /**
  * Where an uploaded logo is stored: in the target's own uploads folder (so that its settings may name
@@ -21,12 +22,7 @@ export const logoPath = (targetPath: string, bytes: Buffer, format: "png" | "jpe
  * Logos are decoded one at a time per instance: a 25-megapixel decode takes about 100 MB, and the api
  * function's instances are small and serve many requests at once.
  */
-let decodeQueue: Promise<unknown> = Promise.resolve();
-function oneDecodeAtATime<T>(work: () => Promise<T>): Promise<T> {
-  const run = decodeQueue.then(work, work);
-  decodeQueue = run.catch(() => undefined);
-  return run;
-}
+const oneDecodeAtATime = oneAtATime();
 
 /** The image's format once it decodes whole within the logo's pixel limit (400 or 422 otherwise). */
 async function checkedLogo(bytes: Buffer): Promise<"png" | "jpeg"> {
@@ -77,9 +73,6 @@ export const putPrintSettingsLogo = defineRoute({
       tx.update(db().doc(access.path), { "print.logo": path });
       auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
     });
-    const target = access.chain[access.chain.length - 1];
-    const print = { ...((target.data.print as Record<string, unknown> | undefined) ?? {}), logo: path };
-    const chain = [...access.chain.slice(0, -1), { ...target, data: { ...target.data, print } }];
-    return { statusCode: 200 as const, message: "Logo saved.", data: describeSettings(chain) };
+    return { statusCode: 200 as const, message: "Logo saved.", data: describeSettings(withOwnPrint(access.chain, { ...ownPrint(access.chain), logo: path })) };
   },
 });

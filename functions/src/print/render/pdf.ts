@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
-import { writePdfFile } from "./file";
+import { COMPRESS_FROM_BYTES, writePdfFile } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
 import type { Face, Family } from "./text/fonts";
 import type { Line, Piece } from "./text/paragraph";
@@ -24,7 +24,7 @@ export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
  * maps and subsets, and compressing one saves a few hundred bytes.
  */
 function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}): PDFRawStream {
-  if (bytes.length < 1024) return PDFRawStream.of(context.obj(dict), bytes);
+  if (bytes.length < COMPRESS_FROM_BYTES) return PDFRawStream.of(context.obj(dict), bytes);
   return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level: 6 }));
 }
 

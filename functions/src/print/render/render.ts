@@ -189,6 +189,11 @@ class Canvas {
     this.ops.push(`/${this.structure.elements[element].type} <</MCID ${mcid}>> BDC ${ops} EMC`);
   }
 
+  /** A prepared picture drawn into the box at (x, y), `width` x `height` as placed (x mirrored by the caller), as content of `element`. */
+  image(element: number, image: PreparedImage, x: number, y: number, width: number, height: number): void {
+    this.marked(element, `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(y)} cm /${this.images.use(image)} Do Q`);
+  }
+
   /** Draws what `draw` draws as one artifact (a row's rules and fills). */
   artifact(draw: () => void): void {
     if (this.inArtifact || !this.structure.tagged) return draw();
@@ -572,7 +577,7 @@ function drawLogo(canvas: Canvas, logo: PreparedImage, element: number): number 
   const width = logo.width * fit;
   const height = logo.height * fit;
   const x = canvas.left(MARGIN_X + canvas.page.contentWidth - width, width);
-  canvas.marked(element, `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(canvas.y - height)} cm /${canvas.images.use(logo)} Do Q`);
+  canvas.image(element, logo, x, canvas.y - height, width, height);
   return height;
 }
 
@@ -607,7 +612,7 @@ function picture(canvas: Canvas, s: Styles, list: number, label: string, display
   labelLines.forEach((line, i) => canvas.text(s.label, MARGIN_X, LABEL_WIDTH, top - ROW_PAD - i * ROW_LEADING - offset, line, tags.label));
   const x = canvas.left(VALUE_X, width);
   const y = top - ROW_PAD - height;
-  canvas.marked(figure, `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(y)} cm /${canvas.images.use(image)} Do Q`);
+  canvas.image(figure, image, x, y, width, height);
   if (display.signature) canvas.hline(VALUE_X, VALUE_X + Math.max(width, 120), y - 2, 0.6, INK);
   const captionOffset = baselineIn(ROW_LEADING, VALUE_SIZE);
   caption.forEach((line, i) => canvas.text(s.muted, VALUE_X, canvas.page.valueWidth, y - ruleGap - i * ROW_LEADING - captionOffset, line, captionElement));
