@@ -18,69 +18,155 @@ const OBJECTS_PER_STREAM = 200;
 /** Deflate level of object streams: structure elements are so alike that the fastest level compresses them nearly as well (measured). */
 const OBJECT_STREAM_LEVEL = 1;
 
-const bytesOf = (object: PDFObject): Buffer => {
-  const out = Buffer.allocUnsafe(object.sizeInBytes());
-  object.copyBytesInto(out, 0);
-  return out;
-};
+/**
+ * Objects that are not streams, serialized one after another into one buffer (bytes, not strings:
+ * a tagged page has a hundred structure elements, a long table tens of thousands, and building them
+ * as strings cost several times more, measured), to be packed into object streams by writePdfFile.
+ */
+export class PackedObjects {
+  private buffer = Buffer.allocUnsafe(16 * 1024);
+  private length = 0;
+  /** Object numbers, in the order written. */
+  readonly numbers: number[] = [];
+  /** Where each object ends in the buffer (its separator included). */
+  readonly ends: number[] = [];
 
-/** Serializes every indirect object of `context`, the `written` ones (number, text in latin1: not streams), and the trailer's Root, Info and ID. */
-export function writePdfFile(context: PDFContext, written: readonly [number, string][] = []): Uint8Array {
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  /** Starts the object numbered `number`. */
+  begin(number: number): this {
+    this.numbers.push(number);
+    return this;
+  }
+
+  /** Ends the object begun last. */
+  end(): this {
+    this.room(1);
+    this.buffer[this.length++] = 0x0a;
+    this.ends.push(this.length);
+    return this;
+  }
+
+  /** Text of Latin-1 characters (PDF syntax: names, keys, hex strings). */
+  text(text: string): this {
+    this.room(text.length);
+    const { buffer } = this;
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+    this.length = at;
+    return this;
+  }
+
+  /** A non-negative whole number. */
+  int(value: number): this {
+    this.room(16);
+    const { buffer } = this;
+    let digits = 1;
+    for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+    let at = this.length + digits;
+    this.length = at;
+    let v = value;
+    do {
+      buffer[--at] = 0x30 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
+    return this;
+  }
+
+  /** An indirect reference: "n 0 R". */
+  ref(number: number): this {
+    return this.int(number).text(" 0 R");
+  }
+
+  /** A pdf-lib object, serialized by pdf-lib. */
+  object(object: PDFObject): this {
+    const size = object.sizeInBytes();
+    this.room(size);
+    object.copyBytesInto(this.buffer, this.length);
+    this.length += size;
+    return this;
+  }
+
+  /** Bytes [start, end) of the buffer (a view: valid until the next write). */
+  slice(start: number, end: number): Buffer {
+    return this.buffer.subarray(start, end);
+  }
+
+  get count(): number {
+    return this.numbers.length;
+  }
+}
+
+/**
+ * Serializes every indirect object of `context` (streams as they are, the others into object
+ * streams after the `packed` ones: objects not registered with pdf-lib), with the trailer's Root,
+ * Info and ID.
+ */
+export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
   const chunks: Buffer[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
   let offset = chunks[0].length;
   const write = (bytes: Buffer): void => {
     chunks.push(bytes);
     offset += bytes.length;
   };
-  /** Per object number: [type, field 2, field 3] of its cross-reference entry (1: at an offset; 2: in an object stream). */
-  const entries: [number, number, number][] = [[0, 0, 65535]];
-  const packed: [number, string][] = [...written];
+  // Per object number, its cross-reference entry: type (1: at an offset; 2: in an object stream), field 2, field 3.
+  const types: number[] = [0];
+  const fields2: number[] = [0];
+  const fields3: number[] = [65535];
+  const entry = (number: number, type: number, field2: number, field3: number): void => {
+    types[number] = type;
+    fields2[number] = field2;
+    fields3[number] = field3;
+  };
 
   for (const [ref, object] of context.enumerateIndirectObjects()) {
     if (object instanceof PDFStream) {
-      entries[ref.objectNumber] = [1, offset, 0];
+      entry(ref.objectNumber, 1, offset, 0);
       write(Buffer.from(`${ref.objectNumber} 0 obj\n`, "latin1"));
-      write(bytesOf(object));
+      const bytes = Buffer.allocUnsafe(object.sizeInBytes());
+      object.copyBytesInto(bytes, 0);
+      write(bytes);
       write(Buffer.from("\nendobj\n", "latin1"));
     } else {
-      packed.push([ref.objectNumber, bytesOf(object).toString("latin1")]);
+      packed.begin(ref.objectNumber).object(object).end();
     }
   }
   let next = context.largestObjectNumber + 1;
-  for (let i = 0; i < packed.length; i += OBJECTS_PER_STREAM) {
-    const group = packed.slice(i, i + OBJECTS_PER_STREAM);
+  for (let first = 0; first < packed.count; first += OBJECTS_PER_STREAM) {
+    const last = Math.min(first + OBJECTS_PER_STREAM, packed.count);
+    const start = first > 0 ? packed.ends[first - 1] : 0;
     const number = next++;
-    let at = 0;
-    let index = "";
-    let body = "";
-    group.forEach(([objectNumber, text], k) => {
-      index += `${objectNumber} ${at} `;
-      body += `${text}\n`;
-      at += text.length + 1;
-      entries[objectNumber] = [2, number, k];
-    });
-    const head = `${index}\n`;
-    const data = deflateSync(Buffer.from(head + body, "latin1"), { level: OBJECT_STREAM_LEVEL });
-    entries[number] = [1, offset, 0];
-    write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${group.length}/First ${head.length}/Filter/FlateDecode/Length ${data.length}>>\nstream\n`, "latin1"));
+    const index: number[] = [];
+    for (let k = first; k < last; k++) {
+      index.push(packed.numbers[k], (k > first ? packed.ends[k - 1] : start) - start);
+      entry(packed.numbers[k], 2, number, k - first);
+    }
+    const head = Buffer.from(`${index.join(" ")}\n`, "latin1");
+    const data = deflateSync(Buffer.concat([head, packed.slice(start, packed.ends[last - 1])]), { level: OBJECT_STREAM_LEVEL });
+    entry(number, 1, offset, 0);
+    write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${head.length}/Filter/FlateDecode/Length ${data.length}>>\nstream\n`, "latin1"));
     write(data);
     write(Buffer.from("\nendstream\nendobj\n", "latin1"));
   }
 
   // The cross-reference stream: 1 byte of type, 4 of offset (or object stream number), 2 of generation (or index).
   const xrefNumber = next++;
-  entries[xrefNumber] = [1, offset, 0];
+  entry(xrefNumber, 1, offset, 0);
   const table = Buffer.alloc(next * 7);
   for (let n = 0; n < next; n++) {
-    const [type, a, b] = entries[n] ?? [0, 0, 0];
-    table.writeUInt8(type, n * 7);
-    table.writeUInt32BE(a, n * 7 + 1);
-    table.writeUInt16BE(b, n * 7 + 5);
+    table[n * 7] = types[n] ?? 0;
+    table.writeUInt32BE(fields2[n] ?? 0, n * 7 + 1);
+    table.writeUInt16BE(fields3[n] ?? 0, n * 7 + 5);
   }
   const compress = table.length >= COMPRESS_FROM_BYTES;
   const data = compress ? deflateSync(table) : table;
   const { Root, Info, ID } = context.trailerInfo;
-  const trailer = `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${bytesOf(ID as PDFObject).toString("latin1")}` : ""}`;
+  const trailer = `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${ID.toString()}` : ""}`;
   const start = offset;
   write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${trailer}${compress ? "/Filter/FlateDecode" : ""}/Length ${data.length}>>\nstream\n`, "latin1"));
   write(data);

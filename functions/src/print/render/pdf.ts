@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
-import { COMPRESS_FROM_BYTES, writePdfFile } from "./file";
+import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
 import type { Face, Family } from "./text/fonts";
 import type { Line, Piece } from "./text/paragraph";
@@ -449,48 +449,58 @@ const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
  * table cell: 20,000 in the benchmark's 2,000-row table) are written as bytes under object numbers
  * reserved here, for the file writer: far faster than as pdf-lib objects.
  */
-function writeStructure(context: PDFContext, structure: Structure, pageRefs: readonly PDFRef[]): { root: PDFRef; objects: [number, string][] } {
+function writeStructure(context: PDFContext, structure: Structure, pageRefs: readonly PDFRef[], out: PackedObjects): PDFRef {
   const root = context.nextRef();
   const base = context.largestObjectNumber + 1;
-  const count = structure.elements.length;
+  const { elements, marks } = structure;
+  const count = elements.length;
   context.largestObjectNumber += count + 1; // the elements, then the ParentTree
-  const ref = (element: number): string => `${base + element} 0 R`;
-  const pageRef = pageRefs.map((r) => r.toString());
-  const rootRef = root.toString();
-  const objects: [number, string][] = [];
-  structure.elements.forEach((element, i) => {
+  const pages = pageRefs.map((r) => r.objectNumber);
+  for (let i = 0; i < count; i++) {
+    const { type, parent, kids, alt, scope } = elements[i];
+    // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
     let page = -1;
-    let kids = "";
-    for (const kid of element.kids) {
+    for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) / MARKS_PER_PAGE);
+    // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
+    out.begin(base + i).text("<</S/").text(type).text("/P ").ref(parent < 0 ? root.objectNumber : base + parent);
+    if (page >= 0) out.text("/Pg ").ref(pages[page]);
+    out.text(kids.length === 1 ? "/K " : "/K [");
+    for (let k = 0; k < kids.length; k++) {
+      const kid = kids[k];
+      if (k > 0) out.text(" ");
       if (kid >= 0) {
-        kids += ` ${ref(kid)}`;
+        out.ref(base + kid);
         continue;
       }
-      // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts), decoded here without an object per kid.
+      // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts).
       const code = -1 - kid;
       const onPage = Math.floor(code / MARKS_PER_PAGE);
       const mcid = code - onPage * MARKS_PER_PAGE;
-      if (page < 0) page = onPage;
-      kids += onPage === page ? ` ${mcid}` : ` <</Type/MCR/Pg ${pageRef[onPage]}/MCID ${mcid}>>`;
+      if (onPage === page) out.int(mcid);
+      else out.text("<</Type/MCR/Pg ").ref(pages[onPage]).text("/MCID ").int(mcid).text(">>");
     }
-    // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    let dict = `<</S/${element.type}/P ${element.parent < 0 ? rootRef : ref(element.parent)}`;
-    if (page >= 0) dict += `/Pg ${pageRef[page]}`;
-    dict += `/K [${kids}]`;
-    if (element.alt !== undefined) dict += `/Alt ${textString(element.alt)}`;
-    if (element.scope) dict += `/A<</O/Table/Scope/${element.scope}>>`;
-    else if (element.type === "L") dict += "/A<</O/List/ListNumbering/None>>";
-    objects.push([base + i, `${dict}>>`]);
+    if (kids.length !== 1) out.text("]");
+    if (alt !== undefined) out.text("/Alt ").text(textString(alt));
+    if (scope) out.text("/A<</O/Table/Scope/").text(scope).text(">>");
+    else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
+    out.text(">>").end();
+  }
+  out.begin(base + count).text("<</Nums [");
+  marks.forEach((elementsOfPage, page) => {
+    out.text(page > 0 ? " " : "").int(page).text(" [");
+    elementsOfPage.forEach((element, mcid) => out.text(mcid > 0 ? " " : "").ref(base + element));
+    out.text("]");
   });
-  const nums = structure.marks.map((elements, page) => `${page} [${elements.map(ref).join(" ")}]`);
-  objects.push([base + count, `<</Nums [${nums.join(" ")}]>>`]);
-  objects.push([root.objectNumber, `<</Type/StructTreeRoot/K ${ref(0)}/ParentTree ${ref(count)}/ParentTreeNextKey ${pageRefs.length}>>`]);
-  return { root, objects };
+  out.text("]>>").end();
+  out.begin(root.objectNumber).text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length).text(">>").end();
+  return root;
 }
 
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 // eslint-disable-next-line no-control-regex
-const xml = (s: string): string => s.replace(/[&<>"]/g, (c) => XML_ESCAPES[c]).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+const NOT_XML_TEXT = /[&<>"\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+// eslint-disable-next-line no-control-regex
+const xml = (s: string): string => (NOT_XML_TEXT.test(s) ? s.replace(/[&<>"]/g, (c) => XML_ESCAPES[c]).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "") : s);
 
 /** The XMP metadata packet: the document information again (PDF/UA and PDF/A ask for both, equal), and the conformance it claims. */
 function xmpMetadata(meta: PdfMetadata, pdfA: boolean): Buffer {
@@ -571,12 +581,10 @@ export async function assemblePdf(
   doc.setCreationDate(meta.date);
   doc.setModificationDate(meta.date);
   doc.setLanguage(meta.language);
-  let structureObjects: [number, string][] = [];
+  const packed = new PackedObjects();
   if (structure) {
     const catalog = doc.catalog;
-    const tree = writeStructure(context, structure, pageRefs);
-    structureObjects = tree.objects;
-    catalog.set(NAMES.StructTreeRoot, tree.root);
+    catalog.set(NAMES.StructTreeRoot, writeStructure(context, structure, pageRefs, packed));
     catalog.set(NAMES.MarkInfo, context.obj({ Marked: true }));
     // Uncompressed, as PDF/A wants it (and a reader of the file can find it).
     catalog.set(NAMES.Metadata, context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, outputIntent !== undefined))));
@@ -595,5 +603,5 @@ export async function assemblePdf(
   context.trailerInfo.ID = context.obj([id, id]);
 
   await doc.flush();
-  return writePdfFile(context, structureObjects);
+  return writePdfFile(context, packed);
 }

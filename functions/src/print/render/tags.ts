@@ -44,14 +44,15 @@ export const MARKS_PER_PAGE = 1 << 20;
 export class Structure {
   /** false: nothing is marked or written (RenderOptions.tagged). */
   constructor(readonly tagged = true) {}
-  readonly elements: StructElement[] = [{ type: "Document", parent: -1, kids: [] }];
+  readonly elements: StructElement[] = [{ type: "Document", parent: -1, kids: [], alt: undefined, scope: undefined }];
   /** Per page: the element each MCID belongs to, by MCID. */
   readonly marks: number[][] = [];
 
   /** Adds an element as the last child of `parent` (default: the document). */
   add(type: StructType, parent = 0, extra?: Pick<StructElement, "alt" | "scope">): number {
     const index = this.elements.length;
-    this.elements.push({ type, parent, kids: [], ...extra });
+    // Every element of one shape (alt and scope present, maybe undefined): faster to write (pdf.ts).
+    this.elements.push({ type, parent, kids: [], alt: extra?.alt, scope: extra?.scope });
     this.elements[parent].kids.push(index);
     return index;
   }
