@@ -208,6 +208,50 @@ describe("PDF/A-2u (conformance: PDF/A-2u)", () => {
     }
   });
 
+  it("6.2.11.7.2: every code a page shows has a Unicode value, none U+0000, U+FEFF or U+FFFE (marks and a cluster's other glyphs: the empty text)", async () => {
+    // Arabic marks, an Indic conjunct and reordered vowel sign, Thai marks: glyphs that stand for no text of their own.
+    const world: PrintableInstance = {
+      title: "Scripts",
+      objectTypeName: "Log",
+      sections: [{ title: "Names", fields: [
+        { label: "Arabic", type: "text", value: "مُحَمَّد بِنْ عَبْدِ اللّٰه" },
+        { label: "Hindi", type: "text", value: "क्षत्रिय हिन्दी किताब" },
+        { label: "Thai", type: "text", value: "น้ำใจ ภาษาไทย" },
+        { label: "German", type: "text", value: "Größe" },
+      ] }],
+    };
+    const pdf = (await renderInstancePdf(world, { ...options, conformance: "PDF/A-2u" })).bytes;
+    const all = qpdfObjects(pdf);
+    const page = resolve(all, resolve(all, catalogOf(all).catalog["/Pages"])["/Kids"][0]);
+    const fonts = resolve(all, page["/Resources"])["/Font"] as Record<string, string>;
+    /** Per font resource: code (4 hex digits) -> its Unicode value (hex, maybe empty). */
+    const maps = Object.fromEntries(
+      Object.entries(fonts).map(([name, ref]) => {
+        const cmap = streamText(pdf, resolve(all, ref)["/ToUnicode"]);
+        return [name.slice(1), new Map([...cmap.matchAll(/^<([0-9a-f]{4})> <([0-9a-f]*)>$/gm)].map((m) => [m[1], m[2]]))];
+      }),
+    );
+    let shown = 0;
+    let empty = 0;
+    for (const content of pageContents(pdf)) {
+      // A text object's font (Tf), then its hex strings, each glyph a 2-byte code.
+      for (const [, font, body] of content.matchAll(/\/(F\d+) [\d.]+ Tf ([^]*?)(?=\/F\d+ [\d.]+ Tf|ET)/g)) {
+        // (Not an ActualText: a text string, which qpdf's normalized content writes in lower case too.)
+        for (const [, hex] of body.matchAll(/(?<!\/ActualText )<([0-9a-f]+)>/g)) {
+          for (let i = 0; i < hex.length; i += 4) {
+            const value = maps[font].get(hex.slice(i, i + 4));
+            expect(value, `${font} <${hex.slice(i, i + 4)}>`).toBeDefined();
+            expect(value!.match(/.{4}/g) ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^(0000|feff|fffe)$/)]));
+            shown++;
+            if (value === "") empty++;
+          }
+        }
+      }
+    }
+    expect(shown).toBeGreaterThan(80);
+    expect(empty).toBeGreaterThan(0); // the marks are there, mapped to the empty text
+  });
+
   it("6.6.2: XMP metadata, unfiltered, identifying PDF/A-2u (and PDF/UA-1 through an extension schema), equal to the document information", () => {
     const metadata = objects[`obj:${catalog["/Metadata"]}`].stream.dict;
     expect(metadata["/Filter"]).toBeUndefined();

@@ -19,9 +19,9 @@ const OBJECTS_PER_STREAM = 200;
 const OBJECT_STREAM_LEVEL = 1;
 
 /**
- * Objects that are not streams, serialized one after another into one buffer (bytes, not strings:
- * a tagged page has a hundred structure elements, a long table tens of thousands, and building them
- * as strings cost several times more, measured), to be packed into object streams by writePdfFile.
+ * Objects that are not streams, serialized one after another into one buffer, to be cut into object
+ * streams by writePdfFile: a tagged page has a hundred structure elements, a long table tens of
+ * thousands, and none of them needs a string of its own to build, encode and join.
  */
 export class PackedObjects {
   private buffer = Buffer.allocUnsafe(16 * 1024);
