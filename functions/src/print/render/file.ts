@@ -114,17 +114,21 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
     chunks.push(bytes);
     offset += bytes.length;
   };
+  const objects = context.enumerateIndirectObjects();
   // Per object number, its cross-reference entry: type (1: at an offset; 2: in an object stream), field 2, field 3.
-  const types: number[] = [0];
-  const fields2: number[] = [0];
-  const fields3: number[] = [65535];
+  // Sized up front for every number: the object streams' and the cross-reference stream's come last.
+  const size = context.largestObjectNumber + 2 + Math.ceil((packed.count + objects.length) / OBJECTS_PER_STREAM);
+  const types = new Uint8Array(size);
+  const fields2 = new Uint32Array(size);
+  const fields3 = new Uint16Array(size);
+  fields3[0] = 65535;
   const entry = (number: number, type: number, field2: number, field3: number): void => {
     types[number] = type;
     fields2[number] = field2;
     fields3[number] = field3;
   };
 
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
+  for (const [ref, object] of objects) {
     if (object instanceof PDFStream) {
       entry(ref.objectNumber, 1, offset, 0);
       write(Buffer.from(`${ref.objectNumber} 0 obj\n`, "latin1"));
@@ -159,9 +163,9 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
   entry(xrefNumber, 1, offset, 0);
   const table = Buffer.alloc(next * 7);
   for (let n = 0; n < next; n++) {
-    table[n * 7] = types[n] ?? 0;
-    table.writeUInt32BE(fields2[n] ?? 0, n * 7 + 1);
-    table.writeUInt16BE(fields3[n] ?? 0, n * 7 + 5);
+    table[n * 7] = types[n];
+    table.writeUInt32BE(fields2[n], n * 7 + 1);
+    table.writeUInt16BE(fields3[n], n * 7 + 5);
   }
   const compress = table.length >= COMPRESS_FROM_BYTES;
   const data = compress ? deflateSync(table) : table;

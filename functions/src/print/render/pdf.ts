@@ -213,9 +213,10 @@ function pieceLanguage(piece: Piece, document: { language: string; primary: stri
     if (piece.face.family === "emoji") return undefined;
     // The first letter of the piece's text (its clusters' range) that is not Latin: Greek or Cyrillic.
     const glyphs = piece.glyphs;
-    const a = glyphs[0].cluster;
-    const b = glyphs[glyphs.length - 1].cluster;
-    const [from, to] = a <= b ? [a, glyphs[glyphs.length - 1].clusterEnd] : [b, glyphs[0].clusterEnd];
+    const first = glyphs[0];
+    const last = glyphs[glyphs.length - 1];
+    const from = Math.min(first.cluster, last.cluster);
+    const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
     const text = piece.text;
     language = document.latin ? document.language : "en";
     for (let i = from; i < to; i++) {
