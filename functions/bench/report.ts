@@ -143,9 +143,9 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, measured by removing one part at a time in one process (session 6): marking the lines (a sequence per line, " +
+    "What tagging adds to the one page, measured once (session 6) by removing one part at a time in one process: marking the lines (a sequence per line, " +
     "pdf.ts lineOperators) about 40%, deflating the extra bytes (marked content in the page, structure elements in the object stream) about 35%, " +
-    "writing the structure and the XMP about 25%. Under valgrind the tagged page runs 12% more instructions; timings add cache and allocation effects on top. " +
+    "writing the structure and the XMP about 25%. `npm run bench:tagging` counts instructions under valgrind (12% more for the tagged page then); timings add cache and allocation effects on top. " +
     "What would cut it: fewer bytes per marked line, content streams written as bytes rather than strings, the structure elements left uncompressed in small documents.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",

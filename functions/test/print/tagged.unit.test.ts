@@ -235,6 +235,8 @@ describe("PDF/A-2u (conformance: PDF/A-2u)", () => {
     let empty = 0;
     for (const content of pageContents(pdf)) {
       // A text object's font (Tf), then its hex strings, each glyph a 2-byte code.
+      // Every glyph string a hex string (qpdf writes a string of printable bytes as a literal: none here, or it would go unchecked).
+      expect(content).not.toMatch(/\((?:[^()\\]|\\.)*\)\s*(?:Tj|'|")|\[[^\]]*\([^\]]*\]\s*TJ/);
       for (const [, font, body] of content.matchAll(/\/(F\d+) [\d.]+ Tf ([^]*?)(?=\/F\d+ [\d.]+ Tf|ET)/g)) {
         // (Not an ActualText: a text string, which qpdf's normalized content writes in lower case too.)
         for (const [, hex] of body.matchAll(/(?<!\/ActualText )<([0-9a-f]+)>/g)) {

@@ -64,6 +64,7 @@ export class PackedObjects {
 
   /** A non-negative whole number. */
   int(value: number): this {
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`PackedObjects.int: ${value} is not a whole number from 0`);
     this.room(16);
     const { buffer } = this;
     let digits = 1;
@@ -123,6 +124,8 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
   const fields3 = new Uint16Array(size);
   fields3[0] = 65535;
   const entry = (number: number, type: number, field2: number, field3: number): void => {
+    // Typed arrays drop writes past their end and wrap what does not fit: never silently.
+    if (number >= size || field2 > 0xffffffff) throw new RangeError(`writePdfFile: object ${number} at ${field2} does not fit the cross-reference stream`);
     types[number] = type;
     fields2[number] = field2;
     fields3[number] = field3;
