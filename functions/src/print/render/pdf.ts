@@ -256,6 +256,9 @@ export class DocumentFonts {
   }
 }
 
+/** Opens a marked-content sequence (BDC) with the element's next MCID and `properties`; tagged /Span when `span`. */
+export type MarkOpener = (properties: string, span: boolean) => string;
+
 /**
  * Text-showing operators for a line at the current text position (inside BT/ET): per piece a font,
  * then TJ arrays whose numbers move each glyph to where the shaper placed it (its width in /W is
@@ -273,7 +276,7 @@ export class DocumentFonts {
  * another): a new one where the language changes (/Lang, pieceLanguage) and one per multi-glyph
  * cluster (/ActualText). Without it (artifacts, untagged output) a cluster's ActualText is a span.
  */
-export function lineOperators(fonts: DocumentFonts, line: Line, size: number, mark?: (properties: string) => string): string {
+export function lineOperators(fonts: DocumentFonts, line: Line, size: number, mark?: MarkOpener): string {
   let out = "";
   // The properties the next operators need, and those of the sequence open (undefined: none open).
   let wanted = "";
@@ -282,7 +285,7 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
     if (!mark || open === wanted) return;
     if (open !== undefined) out += "EMC ";
     // poppler reads ActualText on a Span only: such a sequence is a Span, its MCID the element's all the same.
-    out += `${wanted.includes("/ActualText") ? mark(wanted).replace(/^\/\w+/, "/Span") : mark(wanted)} `;
+    out += `${mark(wanted, wanted.includes("/ActualText"))} `;
     open = wanted;
   };
   for (const piece of line.pieces) {

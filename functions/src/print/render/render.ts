@@ -12,7 +12,7 @@
 // section heading with the start of its first field.
 
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
-import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n } from "./pdf";
+import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n, type MarkOpener } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, PAPER_SIZES } from "./paper";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
@@ -152,10 +152,6 @@ class Canvas {
     if (height > this.remaining && this.remaining < this.page.freshCapacity - EPSILON) this.newPage();
   }
 
-  push(op: string): void {
-    this.ops.push(op);
-  }
-
   /**
    * A line of text in a box [x, x + width] (before mirroring), right-aligned in a right-to-left
    * document and for a right-to-left paragraph in a left-to-right one; `alignEnd` (numbers) aligns
@@ -169,10 +165,14 @@ class Canvas {
       return;
     }
     // Content of the element: one marked-content sequence or more per line (lineOperators), each with an MCID of this page.
-    const page = this.pages.length - 1;
-    const tag = this.structure.elements[element].type;
-    const mark = (properties: string): string => `/${tag} <</MCID ${this.structure.mark(element, page)}${properties}>> BDC`;
+    const mark: MarkOpener = (properties, span) => this.openMark(element, properties, span);
     this.ops.push(showLine(this.fonts, style, this.left(x, width), width, baseline, line, right, mark));
+  }
+
+  /** Opens a marked-content sequence of `element` with the page's next MCID (tagged `/Span` when asked: see lineOperators). */
+  private openMark(element: number, properties = "", span = false): string {
+    const mcid = this.structure.mark(element, this.pages.length - 1);
+    return `/${span ? "Span" : this.structure.elements[element].type} <</MCID ${mcid}${properties}>> BDC`;
   }
 
   /** Operators marked as content of a structure element (with the page's next MCID), or as an artifact without one. */
@@ -185,8 +185,7 @@ class Canvas {
       this.ops.push(this.inArtifact ? ops : `/Artifact BMC ${ops} EMC`);
       return;
     }
-    const mcid = this.structure.mark(element, this.pages.length - 1);
-    this.ops.push(`/${this.structure.elements[element].type} <</MCID ${mcid}>> BDC ${ops} EMC`);
+    this.ops.push(`${this.openMark(element)} ${ops} EMC`);
   }
 
   /** A prepared picture drawn into the box at (x, y), `width` x `height` as placed (x mirrored by the caller), as content of `element`. */
@@ -221,7 +220,7 @@ class Canvas {
 }
 
 /** A line of text in the box [left, left + width] as drawn, at its left edge or right-aligned. */
-function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, right: boolean, mark?: (properties: string) => string): string {
+function showLine(fonts: DocumentFonts, style: Style, left: number, width: number, baseline: number, line: Line, right: boolean, mark?: MarkOpener): string {
   if (line.pieces.length === 0) return "";
   const x = right ? left + width - (line.width * style.size) / 1000 : left;
   return `${style.color} rg BT ${n(x)} ${n(baseline)} Td ${lineOperators(fonts, line, style.size, mark)}ET`;
