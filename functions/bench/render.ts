@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildCases, RENDERER_MODULE, type BenchCase, type RendererModule } from "./cases";
-import { ALL_ENGINES, cannotPrint, ENGINES, PEER_OF, type EngineName } from "./engines/types";
+import { cannotPrint, ENGINES, PEER_OF, type EngineName } from "./engines/types";
 import type { WorkerBudget, WorkerResult } from "./renderWorker";
 import { loadAverage, machine } from "./machine";
 import { markdown, type Report } from "./report";
@@ -168,7 +168,7 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
 function parseArgs(argv: string[]): RenderOptionsBench {
   const get = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const engines = (get("engines")?.split(",") ?? [...ENGINES]) as EngineName[];
-  for (const e of engines) if (!ALL_ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ALL_ENGINES.join(", ")})`);
+  for (const e of engines) if (!ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ENGINES.join(", ")})`);
   if (!engines.includes("ours")) engines.unshift("ours");
   const processes = Number(get("processes") ?? DEFAULT_RENDER_OPTIONS.processes);
   const budgetMs = Number(get("budget-ms") ?? DEFAULT_RENDER_OPTIONS.budget.budgetMs);

@@ -6,10 +6,10 @@
 //   --only=render,fonts,cold,http   run only these parts (default: all)
 //   --quick                   one worker process per (engine, case), 1 s each: a smoke run, not for the report
 //   --processes=N             worker processes per (engine, case) (default 3)
-//   --engines=ours,pdfmake    rendering engines to run (default: ours, chromium, typst, pdfmake; also
-//                             chromium-tagged: Chromium with puppeteer's default tagged PDF)
+//   --engines=ours,pdfmake    rendering engines to run (default: all: ours, ours-untagged, chromium,
+//                             chromium-tagged, typst, typst-tagged, pdfmake; ours always runs)
 //   --cases=one-page,audit-long  rendering cases to run (one-page, inspection-short, audit-long, table-2000,
-//                             world-one-page, arabic-20, japanese-20)
+//                             world-one-page, arabic-20, japanese-20, photos)
 //   --no-write                print the report only
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { FUNCTIONS_DIR } from "./cases";
 import { measureColdStart, RUNS } from "./coldStart";
 import { fontLoadingTable } from "./fonts";
 import { shapingTable } from "./shaping";
-import { ALL_ENGINES, ENGINES, type EngineName } from "./engines/types";
+import { ENGINES, type EngineName } from "./engines/types";
 import { runHttpBench } from "./http";
 import { loadAverage, machine } from "./machine";
 import { DEFAULT_RENDER_OPTIONS, runRenderBench, type RenderOptionsBench } from "./render";
@@ -33,7 +33,7 @@ function parseArgs(argv: string[]): { parts: Set<string>; render: RenderOptionsB
   for (const p of parts) if (!["render", "fonts", "cold", "http"].includes(p)) throw new Error(`--only: unknown part '${p}' (render, fonts, cold, http)`);
   const quick = argv.includes("--quick");
   const engines = (get("engines")?.split(",") ?? [...ENGINES]) as EngineName[];
-  for (const e of engines) if (!ALL_ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ALL_ENGINES.join(", ")})`);
+  for (const e of engines) if (!ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ENGINES.join(", ")})`);
   if (!engines.includes("ours")) engines.unshift("ours");
   const processes = Number(get("processes") ?? (quick ? 1 : DEFAULT_RENDER_OPTIONS.processes));
   if (!Number.isInteger(processes) || processes < 1) throw new Error("--processes must be a whole number from 1");

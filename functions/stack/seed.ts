@@ -68,7 +68,6 @@ export function decodeValue<T>(value: unknown, toTimestamp: (date: Date) => T): 
 
 const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The SVG of a fixture picture (sharp rasterises it). */
 /** A fixture picture as the seed uploads it: a photo as JPEG, a signature or logo as PNG with transparency. */
 export async function drawPicture(p: FixturePicture): Promise<{ bytes: Buffer; contentType: "image/jpeg" | "image/png" }> {
   const { default: sharp } = await import("sharp");
@@ -76,6 +75,7 @@ export async function drawPicture(p: FixturePicture): Promise<{ bytes: Buffer; c
   return p.kind === "photo" ? { bytes: await image.jpeg({ quality: 85 }).toBuffer(), contentType: "image/jpeg" } : { bytes: await image.png().toBuffer(), contentType: "image/png" };
 }
 
+/** The SVG of a fixture picture (sharp rasterises it). */
 export function pictureSvg(p: FixturePicture): string {
   const { width: w, height: h } = p;
   if (p.kind === "signature") {

@@ -1,6 +1,6 @@
 // Our renderer, compiled (lib/print/render), exactly as the print function calls it; a case's
 // pictures are prepared first as the print function prepares what it downloaded (lib/print/pictures:
-// sharp, EXIF orientation, a 1000-pixel long side), inside the timing.
+// sharp, EXIF orientation, scaled into PICTURE_LIMITS.box), inside the timing.
 
 import type { File } from "@google-cloud/storage";
 import { resolve } from "node:path";

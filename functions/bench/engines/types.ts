@@ -25,10 +25,8 @@ export interface Engine {
 }
 
 export type EngineName = "ours" | "ours-untagged" | "chromium" | "chromium-tagged" | "pdfmake" | "typst" | "typst-tagged";
-/** Run by default: ours (tagged, as the service prints) and untagged (what tagging costs), each peer untagged and tagged where it can tag. */
+/** Every engine, all run by default: ours (tagged, as the service prints) and untagged (what tagging costs), each peer untagged and tagged where it can tag. */
 export const ENGINES: readonly EngineName[] = ["ours", "ours-untagged", "chromium", "chromium-tagged", "typst", "typst-tagged", "pdfmake"];
-/** Every engine --engines accepts. */
-export const ALL_ENGINES: readonly EngineName[] = ENGINES;
 
 export const ENGINE_LABEL: Record<EngineName, string> = {
   ours: "ours (lib/print/render), tagged (PDF/UA-1)",

@@ -183,7 +183,8 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     const data = printable(stored);
     pdf = await oneRenderAtATime(async () => {
       const images = await preparePictures(pictures, storageCall);
-      // Apart from the fields' pictures: an instance may not show a logo from a folder above its target's.
+      // Apart from the fields' pictures, which must lie in the instance's target's folder: the logo may be
+      // a target's above (inherited), its path checked against the folder of the target that set it.
       const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
       const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
       return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images, logo: logoImage });

@@ -114,7 +114,7 @@ export async function logoObject(path: string, fileOf: (path: string) => File, s
 
 /**
  * How pictures are prepared: pixels decoded at most (over all of them: beyond, a 422 for a document's
- * pictures, the picture left out for a logo), the long side as embedded, and who logs a refusal.
+ * pictures, the picture left out for a logo), the box it is scaled down into, and who logs a refusal.
  */
 interface Preparation {
   pixels: number;
@@ -126,8 +126,8 @@ const FIELD_PICTURES: Preparation = { pixels: PICTURE_LIMITS.pixels, box: PICTUR
 export const LOGO: Preparation = { pixels: LOGO_LIMITS.pixels, box: LOGO_LIMITS.box, refused: logs.logoNotPrinted, leaveOutBeyondPixels: true };
 
 /**
- * Downloads and prepares each picture: EXIF orientation applied, scaled down so that its long side is
- * into `box`, a picture without transparency as JPEG, one with it as pixels and alpha
+ * Downloads and prepares each picture: EXIF orientation applied, scaled down to fit `box` (never
+ * enlarged), a picture without transparency as JPEG, one with it as pixels and alpha
  * (signatures, logos). A file that is not a JPEG or PNG, or cannot be decoded, is left out (logged).
  */
 export async function preparePictures(

@@ -133,7 +133,6 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
   return print && typeof print === "object" ? (print as Record<string, unknown>)[key] : undefined;
 }
 
-
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {
   // "#rrggbb", e.g. "#1f4e79".
