@@ -143,10 +143,12 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, measured once (session 6) by removing one part at a time in one process: marking the lines (a sequence per line, " +
-    "pdf.ts lineOperators) about 40%, deflating the extra bytes (marked content in the page, structure elements in the object stream) about 35%, " +
-    "writing the structure and the XMP about 25%. `npm run bench:tagging` counts instructions under valgrind (12% more for the tagged page then); timings add cache and allocation effects on top. " +
-    "What would cut it: fewer bytes per marked line, content streams written as bytes rather than strings, the structure elements left uncompressed in small documents.",
+    "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`, renders 330 to 1,330: +10%, 1.2 M per render; session 7, " +
+    "one variant against the other, function by function): deflating the extra bytes about a third (the page's marked content at level 6, the structure " +
+    "elements in the object stream at level 1), writing the structure elements and the ParentTree about a fifth (pdf.ts writeStructure), the marked-content " +
+    "sequences of the lines about a sixth (lineOperators, pieceLanguage), the rest spread over pdf-lib and the garbage collector; timings add cache effects on top. " +
+    "Content deflated at level 1 speeds both variants up and leaves the share where it is (measured). What would cut it: the structure elements left " +
+    "uncompressed (a larger file), a cheaper structure writer and mark path; reaching 5% needs half of the 1.2 M gone.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",

@@ -79,6 +79,7 @@ describe("GET /api/{target}/audit-events", () => {
     ["limit=101", /'limit': must be at most 100/],
     ["action=user.renamed", /'action'/],
     ["since=yesterday", /'since'/],
+    ["since=yesterday&until=2026-01-01T00:00:00Z", /^Invalid query: 'since': [^;]+\.$/],
     ["since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", /'since': must be before 'until'/],
     ["pageToken=not-a-token", /'pageToken': is not a page token of this query/],
     [`pageToken=${Buffer.from(JSON.stringify({ s: 1, n: 0, id: "x", f: "forged" })).toString("base64url")}`, /'pageToken': is not a page token/],

@@ -78,18 +78,20 @@ describe("POST /print/{target}/send-pdf", () => {
   });
 
   it.each([
-    ["no recipient", { objectInstanceId: "inspection-short" }, /'to'/],
-    ["an invalid address", { objectInstanceId: "inspection-short", to: "not-an-address" }, /'to'/],
+    ["no recipient", { objectInstanceId: "inspection-short" }, /'to': must be an email address or a list of 1 to 10/],
+    ["an invalid address", { objectInstanceId: "inspection-short", to: "not-an-address" }, /^Invalid body: 'to': Invalid email address\.$/],
+    ["an invalid address in a list", { objectInstanceId: "inspection-short", to: ["a@example.com", "not-an-address"] }, /^Invalid body: 'to\.1': Invalid email address\.$/],
     ["a header injection in an address", { objectInstanceId: "inspection-short", to: "a@example.com\r\nBcc: victim@example.com" }, /'to'/],
     ["a header injection in the subject", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "Hi\r\nBcc: victim@example.com" }, /'subject': must be a single line/],
-    ["an empty list", { objectInstanceId: "inspection-short", to: [] }, /'to'/],
+    ["an empty list", { objectInstanceId: "inspection-short", to: [] }, /'to': must be an email address or a list of 1 to 10/],
+    ["11 addresses in to", { objectInstanceId: "inspection-short", to: Array.from({ length: 11 }, (_, i) => `t${i}@example.com`) }, /'to': must be an email address or a list of 1 to 10/],
     ["11 recipients", { objectInstanceId: "inspection-short", to: Array.from({ length: 6 }, (_, i) => `t${i}@example.com`), cc: Array.from({ length: 5 }, (_, i) => `c${i}@example.com`) }, /at most 10 recipients/],
     ["a subject over 200 characters", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "x".repeat(201) }, /'subject'/],
     ["a message over 10,000 characters", { objectInstanceId: "inspection-short", to: "a@example.com", message: "x".repeat(10_001) }, /'message'/],
     ["a file name with a slash", { objectInstanceId: "inspection-short", to: "a@example.com", fileName: "../../etc/passwd" }, /'fileName'/],
     ["an unknown field", { objectInstanceId: "inspection-short", to: "a@example.com", bcc: "x@example.com" }, /unknown field 'bcc'/],
     ["a bad instance id", { objectInstanceId: "../x", to: "a@example.com" }, /'objectInstanceId'/],
-    ["a number as the address", { objectInstanceId: "inspection-short", to: 42 }, /'to'/],
+    ["a number as the address", { objectInstanceId: "inspection-short", to: 42 }, /'to': must be an email address or a list of 1 to 10/],
   ])("answers 400 for %s and sends nothing", async (_name, body, message) => {
     const res = await send(body);
     expect(res.status).toBe(400);

@@ -45,7 +45,8 @@ const listAuditEventsQuery = z
     since: z.iso.datetime({ offset: true }).optional().meta({ description: "Events at or after this time (ISO 8601)" }),
     until: z.iso.datetime({ offset: true }).optional().meta({ description: "Events before this time (ISO 8601)" }),
   })
-  .refine((q) => !q.since || !q.until || Date.parse(q.since) < Date.parse(q.until), { message: "must be before 'until'", path: ["since"] })
+  // Zod runs this even when a date failed its format: an unparsable one has its issue already (NaN compares false).
+  .refine((q) => !q.since || !q.until || !(Date.parse(q.since) >= Date.parse(q.until)), { message: "must be before 'until'", path: ["since"] })
   .transform((q, ctx) => {
     if (q.pageToken === undefined) return { ...q, page: undefined };
     const page = decodePageToken(q.pageToken);

@@ -18,8 +18,12 @@ const MAX_RECIPIENTS = 10;
 
 /** One recipient address; z.email already refuses CR/LF and other header-injection characters. */
 const address = z.email().max(254);
-/** One address or a list of them. */
-const addresses = z.union([address, z.array(address).min(1).max(MAX_RECIPIENTS)]).transform((a) => (Array.isArray(a) ? a : [a]));
+/** One address or a list of them (a list of none or too many says what is expected, not zod's "Invalid input"). */
+const RECIPIENTS_EXPECTED = `must be an email address or a list of 1 to ${MAX_RECIPIENTS}`;
+const addresses = z
+  .union([address, z.array(address).min(1, RECIPIENTS_EXPECTED).max(MAX_RECIPIENTS, RECIPIENTS_EXPECTED)], { error: RECIPIENTS_EXPECTED })
+  .transform((a) => (Array.isArray(a) ? a : [a]));
+const recipientCount = (field: unknown): number => (Array.isArray(field) ? field.length : field === undefined ? 0 : 1);
 /** A single line of text: CR and LF would let a caller forge mail headers. */
 const singleLine = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\r\n]*$/, "must be a single line");
 
@@ -34,7 +38,8 @@ const sendPdfBody = z
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
     ...settingsOverrides,
   })
-  .refine((b) => b.to.length + (b.cc?.length ?? 0) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] });
+  // Zod runs this even when an address failed (a format issue does not abort), with that field untransformed: a string is one recipient.
+  .refine((b) => recipientCount(b.to) + recipientCount(b.cc) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] });
 
 /** 413 for a PDF too large for SendGrid (MAX_ATTACHMENT_BYTES); the print route's URL still serves it. */
 export function assertAttachable(sizeBytes: number): void {
