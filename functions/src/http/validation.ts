@@ -2,8 +2,28 @@ import { z } from "zod";
 import { badRequest } from "./errors";
 import { idProblem } from "./ids";
 
-/** Parses `value` with `schema`, or throws a 400 whose message names each offending field. */
+/** A UTF-16 surrogate on its own (in a u-mode regex a pair is one code point): JSON can carry one, UTF-8 cannot. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** The path of the first string (or key) in `value` that is not well-formed Unicode, if any. */
+function illFormedAt(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = LONE_SURROGATE.test(key) ? path : illFormedAt(item, [...path, key]);
+    if (at) return at;
+  }
+  return undefined;
+}
+
+/**
+ * Parses `value` with `schema`, or throws a 400 whose message names each offending field. Text that
+ * is not well-formed Unicode is refused first, whatever the field: Firestore, Storage and the PDF all
+ * need UTF-8, and would fail on it (a 500) or store something else than was answered.
+ */
 export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where: "query" | "body"): z.infer<S> {
+  const illFormed = illFormedAt(value);
+  if (illFormed) throw badRequest(`Invalid ${where}: ${illFormed.length > 0 ? `'${illFormed.join(".")}'` : where}: is not well-formed Unicode (a lone UTF-16 surrogate).`);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
@@ -30,3 +50,7 @@ export const idField = z.string().superRefine((value, ctx) => {
   const problem = idProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: `is not a valid id: it ${problem}` });
 });
+
+/** One line of text: no control character (CR, LF, tab, NUL, ESC, C1 controls) and no line or paragraph separator. */
+export const ONE_LINE = /^[^\p{Cc}\u2028\u2029]*$/u;
+export const ONE_LINE_MESSAGE = "must be a single line without control characters";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TargetNode } from "../http/access";
+import { ONE_LINE, ONE_LINE_MESSAGE } from "../http/validation";
 import * as logs from "../logs";
 import { inUploadsFolder } from "./pictures";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
@@ -48,7 +49,7 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: strin
   paperSize: (v) => PAPER_SIZE_NAMES.find((p) => p === v),
   conformance: (v) => CONFORMANCE_NAMES.find((c) => c === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
-  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.trim() : undefined),
+  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && ONE_LINE.test(v) ? v.trim() : undefined),
   logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
 };
 
@@ -138,7 +139,7 @@ export const brandingSettings = {
   // "#rrggbb", e.g. "#1f4e79".
   accentColor: z.string().regex(ACCENT_COLOR, "must be a colour as #rrggbb").optional().meta({ description: "Colour of headings and rules, #rrggbb", examples: ["#1f4e79"] }),
   // One line, at most 200 characters.
-  footerText: z.string().max(MAX_FOOTER_TEXT).regex(/^[^\r\n]*$/, "must be a single line").optional().meta({ description: "A line under every page's footer" }),
+  footerText: z.string().max(MAX_FOOTER_TEXT).regex(ONE_LINE, ONE_LINE_MESSAGE).optional().meta({ description: "A line under every page's footer" }),
   // A storage path in the target's own uploads folder (checked by the route, which knows the target).
   logo: z
     .string()

@@ -53,10 +53,17 @@ describe("POST /api/{target}/user/:userId/claim-auth-ownership and release-auth-
     expect(await readDoc(`authOwnership/${deleted}`)).toBeUndefined();
   });
 
-  it("answers 404 when the user has no record in the target", async () => {
-    const res = await claim("/tenant/acme-north", freshUid("stranger"));
+  it.each([
+    ["claim", undefined],
+    ["release", undefined],
+    ["release", "tenants/solo"],
+  ])("answers 404 to %s when the user has no record in the target (owner %s), and changes nothing", async (route, owner) => {
+    const uid = freshUid("stranger");
+    if (owner) await putOwner(uid, owner);
+    const res = await (route === "claim" ? claim : release)("/tenant/acme-north", uid);
     expect(res.status).toBe(404);
-    expect(res.json.message).toMatch(/no record in this target/);
+    expect(res.json).toEqual({ statusCode: 404, error: "Not Found", message: `User '${uid}' has no record in this target.` });
+    expect((await readDoc(`authOwnership/${uid}`))?.ownerPath).toBe(owner);
   });
 
   it.each([

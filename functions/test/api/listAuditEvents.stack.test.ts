@@ -80,6 +80,10 @@ describe("GET /api/{target}/audit-events", () => {
     ["action=user.renamed", /'action'/],
     ["since=yesterday", /'since'/],
     ["since=yesterday&until=2026-01-01T00:00:00Z", /^Invalid query: 'since': [^;]+\.$/],
+    // Valid ISO 8601 that a Firestore Timestamp cannot hold (it threw: a 500).
+    ["since=0000-01-01T00:00:00Z", /'since': must be between the years 1 and 9999/],
+    ["until=9999-12-31T23:59:59-01:00", /'until': must be between the years 1 and 9999/],
+    [`pageToken=${Buffer.from(JSON.stringify({ s: 253402300800, n: 0, id: "abc", f: "x" })).toString("base64url")}`, /'pageToken': is not a page token/],
     ["since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", /'since': must be before 'until'/],
     ["pageToken=not-a-token", /'pageToken': is not a page token of this query/],
     [`pageToken=${Buffer.from(JSON.stringify({ s: 1, n: 0, id: "x", f: "forged" })).toString("base64url")}`, /'pageToken': is not a page token/],
@@ -95,6 +99,15 @@ describe("GET /api/{target}/audit-events", () => {
     const first = await list(`?action=pdf.printed&limit=5`);
     const res = await list(`?action=pdf.mailed&limit=5&pageToken=${first.json.nextPageToken}`);
     expect(res.status).toBe(400);
+  });
+
+  it("refuses a page token of another target with the same filters (400)", async () => {
+    const first = await list("?limit=1");
+    expect(first.json.nextPageToken).toEqual(expect.any(String));
+    expect((await list(`?limit=1&pageToken=${first.json.nextPageToken}`)).status).toBe(200);
+    const res = await list(`?limit=1&pageToken=${first.json.nextPageToken}`, await idTokenFor("org-admin@acme.test"), "/organization/acme");
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/'pageToken': is not a page token of this query/);
   });
 
   it("shows an organization or tenant what happened below it, never a tenant what happened above it; ADMIN only", async () => {

@@ -70,6 +70,12 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       [{ paperSize: "A3" }, "paperSize"],
       [{ accentColor: "blue" }, "accentColor"],
       [{ footerText: "two\nlines" }, "footerText"],
+      [{ footerText: "bell\u0007 and escape\u001b[31m" }, "'footerText': must be a single line without control characters"],
+      [{ footerText: "next\u0085line" }, "'footerText': must be a single line without control characters"],
+      [{ footerText: "line\u2028separator" }, "'footerText': must be a single line without control characters"],
+      // A lone surrogate: JSON carries it, UTF-8 cannot (Firestore failed on it: a 500).
+      [{ footerText: "half an emoji \ud83d" }, "'footerText': is not well-formed Unicode"],
+      [{ logo: "uploads/x\udc00.png" }, "'logo': is not well-formed Unicode"],
       [{ accent: "#fff" }, "accent"],
     ] as const) {
       const res = await put(body);

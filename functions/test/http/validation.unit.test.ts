@@ -29,3 +29,20 @@ describe("parseOr400 with whole-number query parameters", () => {
     }
   });
 });
+
+describe("parseOr400 and text that is not well-formed Unicode", () => {
+  const body = z.object({ name: z.string(), tags: z.array(z.string()).optional(), extra: z.record(z.string(), z.string()).optional() });
+
+  it.each([
+    [{ name: "\ud800" }, "'name'"],
+    [{ name: "ok", tags: ["fine", "a\udfffb"] }, "'tags.1'"],
+    [{ name: "ok", extra: { ["key\ud83d"]: "value" } }, "'extra'"],
+    ["\udc00", "body"],
+  ])("refuses %j naming where it is, before the schema", (value, where) => {
+    expect(() => parseOr400(body, value, "body")).toThrow(`Invalid body: ${where}: is not well-formed Unicode (a lone UTF-16 surrogate).`);
+  });
+
+  it("accepts surrogate pairs (emoji and the other astral characters)", () => {
+    expect(parseOr400(body, { name: "🙂 𝄞 𠀀", tags: ["👍🏽"] }, "body")).toEqual({ name: "🙂 𝄞 𠀀", tags: ["👍🏽"] });
+  });
+});

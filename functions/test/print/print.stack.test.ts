@@ -125,7 +125,7 @@ describe("POST /print/{target}/print", () => {
     expect(res.text).not.toMatch(/CONFIDENTIAL|acme-south/);
   });
 
-  it.each([["../audit-long"], ["a/b"], ["__name__"], [""], [42], [null]])("answers 400 for objectInstanceId %j", async (id) => {
+  it.each([["../audit-long"], ["a/b"], ["__name__"], [""], [42], [null], ["\ud800"]])("answers 400 for objectInstanceId %j", async (id) => {
     const res = await print("/tenant/acme-north", id);
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/objectInstanceId/);

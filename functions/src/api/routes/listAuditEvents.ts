@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AUDIT_ACTIONS } from "../../audit";
 import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
+import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField, intParam } from "../../http/validation";
 
@@ -15,25 +16,43 @@ interface PagePosition {
   f: string;
 }
 
-/** The filters of a query, as a short hash: a page token only continues the query it came from. */
-const filtersKey = (q: { action?: string; subject?: string; since?: string; until?: string }) =>
+/** The target and filters of a query, as a short hash: a page token only continues the query it came from. */
+const queryKey = (path: string, q: { action?: string; subject?: string; since?: string; until?: string }) =>
   createHash("sha256")
-    .update(JSON.stringify([q.action ?? null, q.subject ?? null, q.since ?? null, q.until ?? null]))
+    .update(JSON.stringify([path, q.action ?? null, q.subject ?? null, q.since ?? null, q.until ?? null]))
     .digest("base64url")
     .slice(0, 16);
+
+/** Seconds a Firestore Timestamp can hold: years 1 to 9999. */
+const TIMESTAMP_SECONDS = { min: -62_135_596_800, max: 253_402_300_799 };
+/** A time a Firestore query can compare with (z.iso.datetime also takes years 0 and 9999 with offsets beyond). */
+const queryTime = (description: string) =>
+  z.iso
+    .datetime({ offset: true })
+    // (Run on a value that failed the format as well: that one has its issue already.)
+    .refine((t) => {
+      const seconds = Math.floor(Date.parse(t) / 1000);
+      return Number.isNaN(seconds) || (seconds >= TIMESTAMP_SECONDS.min && seconds <= TIMESTAMP_SECONDS.max);
+    }, "must be between the years 1 and 9999 (UTC)")
+    .optional()
+    .meta({ description });
 
 /** Opaque to clients: base64url of the position. */
 export const encodePageToken = (position: PagePosition) => Buffer.from(JSON.stringify(position)).toString("base64url");
 
+/** The position a token holds, or undefined for anything this service did not write (or could not have). */
 function decodePageToken(token: string): PagePosition | undefined {
   try {
     const p = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as PagePosition;
-    const valid = Number.isSafeInteger(p.s) && Number.isInteger(p.n) && p.n >= 0 && p.n < 1e9 && /^[A-Za-z0-9]{1,40}$/.test(p.id) && typeof p.f === "string";
+    const valid =
+      Number.isSafeInteger(p.s) && p.s >= TIMESTAMP_SECONDS.min && p.s <= TIMESTAMP_SECONDS.max && Number.isInteger(p.n) && p.n >= 0 && p.n < 1e9 && /^[A-Za-z0-9]{1,40}$/.test(p.id) && typeof p.f === "string";
     return valid && encodePageToken({ s: p.s, n: p.n, id: p.id, f: p.f }) === token ? p : undefined;
   } catch {
     return undefined;
   }
 }
+
+const NOT_THIS_QUERY = "Invalid query: 'pageToken': is not a page token of this query (tokens continue the query with the same target and filters).";
 
 /** Filters and paging of the trail; unknown parameters are refused. */
 const listAuditEventsQuery = z
@@ -42,16 +61,16 @@ const listAuditEventsQuery = z
     pageToken: z.string().max(500).optional().meta({ description: "nextPageToken of the previous page (same filters)" }),
     action: z.enum(AUDIT_ACTIONS).optional(),
     subject: idField.optional().meta({ description: "A user id or object instance id" }),
-    since: z.iso.datetime({ offset: true }).optional().meta({ description: "Events at or after this time (ISO 8601)" }),
-    until: z.iso.datetime({ offset: true }).optional().meta({ description: "Events before this time (ISO 8601)" }),
+    since: queryTime("Events at or after this time (ISO 8601)"),
+    until: queryTime("Events before this time (ISO 8601)"),
   })
   // Zod runs this even when a date failed its format: an unparsable one has its issue already (NaN compares false).
   .refine((q) => !q.since || !q.until || !(Date.parse(q.since) >= Date.parse(q.until)), { message: "must be before 'until'", path: ["since"] })
   .transform((q, ctx) => {
     if (q.pageToken === undefined) return { ...q, page: undefined };
     const page = decodePageToken(q.pageToken);
-    if (!page || page.f !== filtersKey(q)) {
-      ctx.addIssue({ code: "custom", message: "is not a page token of this query (tokens continue the query with the same filters)", path: ["pageToken"] });
+    if (!page) {
+      ctx.addIssue({ code: "custom", message: "is not a page token of this query (tokens continue the query with the same target and filters)", path: ["pageToken"] });
       return z.NEVER;
     }
     return { ...q, page };
@@ -100,7 +119,11 @@ export const listAuditEvents = defineRoute({
     if (query.since) q = q.where("at", ">=", Time.fromMillis(Date.parse(query.since)));
     if (query.until) q = q.where("at", "<", Time.fromMillis(Date.parse(query.until)));
     q = q.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
-    if (query.page) q = q.startAfter(new Time(query.page.s, query.page.n), query.page.id);
+    if (query.page) {
+      // Checked here rather than in the schema, which does not know the target.
+      if (query.page.f !== queryKey(path, query)) throw badRequest(NOT_THIS_QUERY);
+      q = q.startAfter(new Time(query.page.s, query.page.n), query.page.id);
+    }
     return firestoreCall(() => q.limit(query.limit + 1).get());
   },
   response: {
@@ -113,11 +136,11 @@ export const listAuditEvents = defineRoute({
       nextPageToken: z.string().nullable().describe("Pass as pageToken (with the same filters) for the next page; null on the last page."),
     }),
   },
-  async handle({ query, loaded: page }) {
+  async handle({ access, query, loaded: page }) {
     const docs = page.docs.slice(0, query.limit);
     const last = docs.at(-1);
     const at = last?.get("at") as Timestamp | undefined;
-    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: filtersKey(query) }) : null;
+    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: queryKey(access.path, query) }) : null;
     return { statusCode: 200 as const, message: `${docs.length} event(s).`, data: docs.map(toEvent), nextPageToken };
   },
 });

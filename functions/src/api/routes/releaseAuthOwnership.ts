@@ -1,7 +1,7 @@
 import { auditInTransaction } from "../../audit";
 import { conflict } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, authOwnership, ownershipChangeSchema, ownershipStatus } from "../users";
+import { USER_TARGETS, authOwnership, noRecord, ownershipChangeSchema, ownershipStatus, userRecord } from "../users";
 
 /** SPEC.md 4.6: the target gives up the authentication it owns, which becomes unclaimed. */
 export const releaseAuthOwnership = defineRoute({
@@ -11,13 +11,15 @@ export const releaseAuthOwnership = defineRoute({
   anyOf: ["ADMIN", "MANAGE_PEOPLE"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  reads: (scope) => [authOwnership(scope)],
+  reads: (scope) => [userRecord(scope), authOwnership(scope)],
   transactional: true,
   response: { status: 200, description: "The authentication is now unclaimed.", schema: ownershipChangeSchema },
-  errors: { 409: "This target does not own the authentication (the owner is never named)." },
-  async handle({ access, caller, params: { userId }, docs: [ownership], tx }) {
-    // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner.
+  errors: { 404: "The user has no record in this target (and the target does not own the authentication).", 409: "This target does not own the authentication (the owner is never named)." },
+  async handle({ access, caller, params: { userId }, docs: [record, ownership], tx }) {
+    // Not owned here, whether unclaimed or owned elsewhere: one answer that names no owner (404 for a
+    // user unknown here, as the status and claim routes answer; what this target owns it can release).
     if (!ownershipStatus(access, userId, ownership).isLinkedToCurrentTenant) {
+      if (!record.exists) throw noRecord(userId);
       throw conflict(`This target does not own the authentication of user '${userId}'.`);
     }
     tx.delete(ownership.ref);

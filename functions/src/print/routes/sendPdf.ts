@@ -4,7 +4,7 @@ import * as logs from "../../logs";
 import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { idField } from "../../http/validation";
+import { idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
@@ -25,7 +25,7 @@ const addresses = z
   .transform((a) => (Array.isArray(a) ? a : [a]));
 const recipientCount = (field: unknown): number => (Array.isArray(field) ? field.length : field === undefined ? 0 : 1);
 /** A single line of text: CR and LF would let a caller forge mail headers. */
-const singleLine = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\r\n]*$/, "must be a single line");
+const singleLine = (max: number) => z.string().trim().min(1).max(max).regex(ONE_LINE, ONE_LINE_MESSAGE);
 
 /** What send-pdf needs (SPEC.md 4.2 names objectInstanceId; issue 7 the rest). */
 const sendPdfBody = z
