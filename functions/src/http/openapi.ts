@@ -54,7 +54,9 @@ export interface ApiInfo {
 export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const query = route.query ? jsonSchema(route.query, "output") : undefined;
+    // A query that ends in a transform (audit-events decodes its page token) has no output schema: its parameters are the object before it.
+    const queryShape = route.query instanceof z.ZodPipe && route.query.out instanceof z.ZodTransform ? (route.query.in as z.ZodType) : route.query;
+    const query = queryShape ? jsonSchema(queryShape, "output") : undefined;
     const queryParameters = Object.entries((query?.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({
       name,
       in: "query",

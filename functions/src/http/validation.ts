@@ -2,6 +2,9 @@ import { z } from "zod";
 import { badRequest } from "./errors";
 import { idProblem } from "./ids";
 
+/** Unknown keys an answer names (the rest are counted). */
+const MAX_KEYS_NAMED = 10;
+
 /** A UTF-16 surrogate on its own (in a u-mode regex a pair is one code point): JSON can carry one, UTF-8 cannot. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
@@ -28,7 +31,10 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
-      return `unknown ${where === "query" ? "query parameter" : "field"}${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")}`;
+      // The first few, cut short: a body of thousands of made-up keys gets a short answer.
+      const shown = issue.keys.slice(0, MAX_KEYS_NAMED).map((k) => `'${k.length > 64 ? `${k.slice(0, 64)}...` : k}'`);
+      const more = issue.keys.length > MAX_KEYS_NAMED ? ` and ${issue.keys.length - MAX_KEYS_NAMED} more` : "";
+      return `unknown ${where === "query" ? "query parameter" : "field"}${issue.keys.length > 1 ? "s" : ""} ${shown.join(", ")}${more}`;
     }
     const field = issue.path.length > 0 ? `'${issue.path.join(".")}'` : where;
     return `${field}: ${issue.message}`;

@@ -29,13 +29,15 @@ interface Stored {
  * - the same key with another request (other target or body): 422;
  * - while the first request with the key is still running: 409.
  * Records are named by a hash of the user and the key and keep a hash of the request, no addresses.
+ * The request is its validated `body` (keys in the schema's order, values as parsed): a retry that
+ * serializes the same body with its keys in another order, or one address as a list, is the same request.
  */
-export async function idempotent<T>(req: Request, res: Response, uid: string, target: string, send: () => Promise<T>): Promise<T> {
+export async function idempotent<T>(req: Request, res: Response, uid: string, target: string, body: unknown, send: () => Promise<T>): Promise<T> {
   const key = req.get("idempotency-key");
   if (key === undefined) return send();
   if (!VALID_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
   const ref = db().doc(`idempotencyKeys/${createHash("sha256").update(`${uid}\u0000${key}`).digest("hex")}`);
-  const fingerprint = createHash("sha256").update(`${target}\u0000${JSON.stringify(req.body)}`).digest("hex");
+  const fingerprint = createHash("sha256").update(`${target}\u0000${JSON.stringify(body)}`).digest("hex");
   const { Timestamp: Time } = firestoreSdk();
 
   const now = Date.now();

@@ -67,10 +67,10 @@ export const settingsOverrides = {
   locale: checked("locale", 35, "must be a known BCP 47 locale, e.g. de-DE")
     .optional()
     .meta({ description: "BCP 47 locale of this PDF (dates, numbers, words, direction); default: the target's settings, else en-GB", examples: ["de-DE"] }),
-  // An IANA time zone, e.g. "Europe/Berlin".
-  timeZone: checked("timeZone", 64, "must be a known IANA time zone, e.g. Europe/Berlin")
+  // An IANA time zone, e.g. "Europe/Berlin", or a fixed UTC offset ("+05:30"), as Intl takes them.
+  timeZone: checked("timeZone", 64, "must be a known IANA time zone (e.g. Europe/Berlin) or a UTC offset (e.g. +05:30)")
     .optional()
-    .meta({ description: "IANA time zone of date-times in this PDF; default: the target's settings, else UTC", examples: ["Europe/Berlin"] }),
+    .meta({ description: "IANA time zone (or a UTC offset such as +05:30) of date-times in this PDF; default: the target's settings, else UTC", examples: ["Europe/Berlin"] }),
   // A4, Letter or Legal, portrait.
   paperSize: z.enum(PAPER_SIZE_NAMES).optional().meta({ description: "Paper of this PDF; default: the target's settings, else A4" }),
   // PDF/UA-1 (every PDF is tagged) or PDF/A-2u (archival as well).

@@ -64,6 +64,19 @@ describe.each([
   });
 });
 
+describe("the query parameters of the api document", () => {
+  it.each([
+    ["/api/tenant/{tenantId}/roles", ["limit", "offset"], 200],
+    // Its query ends in a transform (the page token decoded): documented all the same.
+    ["/api/tenant/{tenantId}/audit-events", ["action", "limit", "pageToken", "since", "subject", "until"], 100],
+  ])("lists every parameter %s validates, with its constraints", async (path, names, maxLimit) => {
+    const doc = (await call(`${BASES.api.hosting}/openapi.json`)).json as { paths: Record<string, { get: { parameters: { name: string; in: string; schema: Record<string, unknown> }[] } }> };
+    const query = doc.paths[path].get.parameters.filter((p) => p.in === "query");
+    expect(query.map((p) => p.name).sort()).toEqual(names);
+    expect(query.find((p) => p.name === "limit")?.schema).toMatchObject({ minimum: 1, maximum: maxLimit });
+  });
+});
+
 describe("real answers of the stack match the documented schemas", () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);

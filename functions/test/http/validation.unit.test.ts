@@ -46,3 +46,23 @@ describe("parseOr400 and text that is not well-formed Unicode", () => {
     expect(parseOr400(body, { name: "🙂 𝄞 𠀀", tags: ["👍🏽"] }, "body")).toEqual({ name: "🙂 𝄞 𠀀", tags: ["👍🏽"] });
   });
 });
+
+describe("parseOr400 and unknown keys", () => {
+  const body = z.strictObject({ name: z.string() });
+
+  it("names the first ten, cut to 64 characters, and counts the rest", () => {
+    const value: Record<string, string> = { name: "x", ["k".repeat(100)]: "" };
+    for (let i = 0; i < 5000; i++) value[`made-up-${i}`] = "";
+    let message = "";
+    try {
+      parseOr400(body, value, "body");
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(`Invalid body: unknown fields '${"k".repeat(64)}...', ${Array.from({ length: 9 }, (_, i) => `'made-up-${i}'`).join(", ")} and 4991 more.`);
+  });
+
+  it("names one or a few in full", () => {
+    expect(() => parseOr400(body, { name: "x", bcc: "y" }, "body")).toThrow("Invalid body: unknown field 'bcc'.");
+  });
+});

@@ -221,6 +221,11 @@ describe("POST /print/{target}/send-pdf", () => {
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(first.headers.get("idempotent-replayed")).toBeNull();
       expect(await captured()).toHaveLength(1);
+      // The same request serialized another way (keys in another order, the address as a list): a replay too.
+      const reordered = await withKey(key, { to: ["once@example.com"], objectInstanceId: "short" });
+      expect(reordered.status).toBe(200);
+      expect(reordered.headers.get("idempotent-replayed")).toBe("true");
+      expect(await captured()).toHaveLength(1);
 
       expect((await withKey(key, { ...body, to: "other@example.com" })).status).toBe(422);
       expect((await withKey("bad key with spaces", body)).status).toBe(400);

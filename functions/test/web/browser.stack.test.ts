@@ -44,12 +44,27 @@ afterAll(async () => {
   for (const server of servers) server.close();
 });
 
-/** A new page of the given size that records every host it requests. */
+/** What a page's Content-Security-Policy refused (Chromium reports each on the console): none, for the pages to work. */
+const cspViolations: string[] = [];
+
+/** A new page of the given size that records every host it requests, and what its CSP refused. */
 async function newPage(width: number, height: number): Promise<{ page: Page; hosts: Set<string> }> {
   const page = await browser.newPage({ viewport: { width, height } });
   const hosts = new Set<string>();
   page.on("request", (request) => hosts.add(new URL(request.url()).host));
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+  });
   return { page, hosts };
+}
+
+/** The hosting's security headers on a page (firebase.json hosting.headers): not framed, not sniffed, scripts of the origin only. */
+function expectSecurityHeaders(headers: Record<string, string>): void {
+  expect(headers["x-frame-options"]).toBe("DENY");
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["referrer-policy"]).toBe("no-referrer");
+  expect(headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+  expect(headers["content-security-policy"]).toMatch(/script-src 'self';/);
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -58,7 +73,7 @@ const localHosts = (hosts: Set<string>) => [...hosts].every((h) => h.startsWith(
 describe("the API reference", () => {
   it("renders both OpenAPI documents, with their operations and authentication schemes, from the origin itself", async () => {
     const { page, hosts } = await newPage(1280, 800);
-    await page.goto(`${URLS.hosting}/reference/`);
+    expectSecurityHeaders((await page.goto(`${URLS.hosting}/reference/`))!.headers());
     await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
     expect(await page.locator(".opblock-summary-path").allTextContents()).toContain("/api/tenant/{tenantId}/roles");
     // Both authentication schemes, under "Authorize".
@@ -81,7 +96,7 @@ describe("the playground", () => {
   let hosts: Set<string>;
   beforeAll(async () => {
     ({ page, hosts } = await newPage(1280, 800));
-    await page.goto(`${URLS.hosting}/playground/`);
+    expectSecurityHeaders((await page.goto(`${URLS.hosting}/playground/`))!.headers());
     await page.locator("body[data-ready=true]").waitFor({ timeout: 20_000 });
   });
   afterAll(() => page.close());
@@ -143,6 +158,10 @@ describe("the playground", () => {
     const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(page, "playground-phone");
+  });
+
+  it("breaks no rule of its Content-Security-Policy, nor did the reference", () => {
+    expect(cspViolations).toEqual([]);
   });
 });
 

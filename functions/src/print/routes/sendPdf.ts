@@ -93,7 +93,7 @@ export const sendPdf = defineRoute({
   async handle({ access, caller, body, docs: [instance], req, res }) {
     const recipients = [...body.to, ...(body.cc ?? [])];
     assertRecipientsAllowed(access, recipients);
-    return idempotent(req, res, caller.uid, access.path, async () => {
+    return idempotent(req, res, caller.uid, access.path, body, async () => {
       const { sendsPerUserAndTarget, recipientsPerUser, recipientsPerTenant } = SEND_PDF_LIMITS;
       await consumeQuotas([
         { action: "send-pdf", subject: `${caller.uid}|${access.path}`, ...sendsPerUserAndTarget, amount: 1, refusal: `At most ${sendsPerUserAndTarget.max} emails per hour per user and target` },
