@@ -26,7 +26,11 @@ const PIPELINE_ERRORS: Record<number, string> = {
   429: "Too many failed password sign-ins for the account (Basic); Retry-After says when to retry.",
   503: "Firebase Auth is unavailable.",
 };
-const BODY_ERRORS: Record<number, string> = { 413: "The body is over 100 KiB.", 415: "The body is not application/json." };
+/** What jsonBody answers on every route that takes no file, with or without a body of its own. */
+const BODY_ERRORS: Record<number, string> = {
+  413: "The body is over 100 KiB.",
+  415: "The body is not application/json (on POST, PUT and DELETE: any other declared Content-Type, even with an empty body).",
+};
 
 const errorBody = {
   type: "object",
@@ -65,7 +69,7 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
     }));
     const bodyErrors = route.upload
       ? { 413: `The file is over ${route.upload.maxBytes} bytes.`, 415: `The body is not ${route.upload.mediaTypes.join(" or ")}.` }
-      : route.body && BODY_ERRORS;
+      : BODY_ERRORS;
     const errors = { ...PIPELINE_ERRORS, ...bodyErrors, ...route.errors };
     for (const form of TARGET_FORMS) {
       const path = `${info.mountPath}${toOpenApiPath(form.path + route.path)}`;
