@@ -8,13 +8,31 @@ const MAX_KEYS_NAMED = 10;
 /** A UTF-16 surrogate on its own (in a u-mode regex a pair is one code point): JSON can carry one, UTF-8 cannot. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-/** The path of the first string (or key) in `value` that is not well-formed Unicode, if any. */
-function illFormedAt(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = LONE_SURROGATE.test(key) ? path : illFormedAt(item, [...path, key]);
-    if (at) return at;
+/**
+ * The path of the first string (or key) in `value` that is not well-formed Unicode, if any. Walked
+ * with a stack of its own, not by recursion: a 100 KiB body can nest thousands of levels deep.
+ */
+function illFormedAt(value: unknown): string[] | undefined {
+  interface Node {
+    value: unknown;
+    key?: string;
+    parent?: Node;
+  }
+  const pathOf = (node: Node | undefined): string[] => {
+    const path: string[] = [];
+    for (let at = node; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const pending: Node[] = [{ value }];
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    if (typeof node.value === "string") {
+      if (LONE_SURROGATE.test(node.value)) return pathOf(node);
+    } else if (typeof node.value === "object" && node.value !== null) {
+      for (const [key, item] of Object.entries(node.value)) {
+        if (LONE_SURROGATE.test(key)) return pathOf(node);
+        pending.push({ value: item, key, parent: node });
+      }
+    }
   }
   return undefined;
 }
@@ -26,7 +44,11 @@ function illFormedAt(value: unknown, path: string[] = []): string[] | undefined 
  */
 export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where: "query" | "body"): z.infer<S> {
   const illFormed = illFormedAt(value);
-  if (illFormed) throw badRequest(`Invalid ${where}: ${illFormed.length > 0 ? `'${illFormed.join(".")}'` : where}: is not well-formed Unicode (a lone UTF-16 surrogate).`);
+  if (illFormed) {
+    const path = illFormed.join(".");
+    const field = illFormed.length === 0 ? where : `'${path.length > 100 ? `${path.slice(0, 100)}...` : path}'`;
+    throw badRequest(`Invalid ${where}: ${field}: is not well-formed Unicode (a lone UTF-16 surrogate).`);
+  }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {

@@ -66,3 +66,12 @@ describe("parseOr400 and unknown keys", () => {
     expect(() => parseOr400(body, { name: "x", bcc: "y" }, "body")).toThrow("Invalid body: unknown field 'bcc'.");
   });
 });
+
+describe("parseOr400 and deeply nested bodies", () => {
+  it("checks a body nested 20,000 levels deep without overflowing the stack (the schema answers)", () => {
+    let deep: unknown = "\ud800";
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    expect(() => parseOr400(z.strictObject({ name: z.string() }), { name: "x", deep: { a: "ok" } }, "body")).toThrow("unknown field 'deep'");
+    expect(() => parseOr400(z.object({ a: z.unknown() }), deep, "body")).toThrow(`Invalid body: '${"a.".repeat(50)}...': is not well-formed Unicode (a lone UTF-16 surrogate).`);
+  });
+});
