@@ -70,7 +70,8 @@ export const intParam = (min: number, max: number, fallback: number) =>
     .string()
     .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    // (int fails only for digits past a safe integer: too large, said once.)
+    .pipe(z.number().int({ error: `must be at most ${max}`, abort: true }).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .default(fallback);
 
 /** A Firestore document id as a body field (same rules as ids in the path). */

@@ -18,6 +18,7 @@ describe("parseOr400 with whole-number query parameters", () => {
     [{ limit: "1e2" }, /'limit': must be a whole number/],
     [{ limit: "" }, /'limit': must be a whole number/],
     [{ offset: "10001" }, /'offset': must be at most 10000/],
+    [{ limit: "99999999999999999999" }, /^Invalid query: 'limit': must be at most 200\.$/],
     [{ limit: ["1", "2"] }, /'limit'/],
     [{ page: "2" }, /unknown query parameter 'page'/],
   ])("refuses %o with a 400 naming the parameter", (value, message) => {
