@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { authorize, resolveAccess, type Access, type Feature, type Permission } from "./access";
 import { authenticate, type Caller } from "./authenticate";
 import { firestoreTransaction } from "./deadline";
-import { badRequest } from "./errors";
+import { badRequest, HttpError } from "./errors";
 import { uploadBody } from "./jsonBody";
 import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
@@ -210,14 +210,27 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
   return router;
 }
 
-/** Registers each route under every target form (SPEC.md: every route is target-scoped). */
+/**
+ * Registers each route under every target form (SPEC.md: every route is target-scoped); a path of a
+ * route asked with another method is a 405 naming the methods it takes (Allow), not a 404.
+ */
 export function targetRouter(routes: readonly AnyRoute[]): Router {
   const router = Router();
+  const methods = new Map<string, string[]>();
   for (const route of routes) {
     for (const form of TARGET_FORMS) {
       const pattern = `${form.path}${route.path}`;
       router[route.method](pattern, ...pipeline(route, pattern));
+      methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
     }
+  }
+  for (const [pattern, allowed] of methods) {
+    // GET answers HEAD as well (Express); OPTIONS is CORS's preflight, answered before the routes.
+    const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
+    router.all(pattern, (req, res) => {
+      res.locals.route = pattern;
+      throw new HttpError(405, `${req.method} is not a method of this route; it takes ${allow}.`, { Allow: allow });
+    });
   }
   return router;
 }

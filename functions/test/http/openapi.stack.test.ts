@@ -15,7 +15,8 @@ function registeredRoutes(app: Express): string[] {
   const walk = (stack: any[], prefix: string) => {  
     for (const layer of stack) {
       if (layer.route) {
-        for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${prefix}${layer.route.path}`.replace(/:(\w+)/g, "{$1}"));
+        // (_all: the 405 of a route's path asked with another method, not an operation.)
+        for (const method of Object.keys(layer.route.methods).filter((m) => m !== "_all")) found.push(`${method} ${prefix}${layer.route.path}`.replace(/:(\w+)/g, "{$1}"));
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack, prefix + (layer.matchers ? "" : ""));
       }

@@ -72,6 +72,18 @@ describe("authentication", () => {
     for (const res of answers) expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
+  it.each([
+    ["PATCH", `${api}/tenant/acme-north/roles`, "GET, HEAD"],
+    ["DELETE", `${printBase}/organization/acme/tenant/acme-north/print`, "POST"],
+    ["POST", `${api}/tenant/acme-north/division/ops/print-settings`, "GET, PUT, HEAD"],
+  ])("answers %s on a route's path that takes other methods with 405 and Allow, before credentials", async (method, url, allow) => {
+    const res = await call(url, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe(allow);
+    expect(res.json).toEqual({ statusCode: 405, error: "Method Not Allowed", message: `${method} is not a method of this route; it takes ${allow}.` });
+    expect((await call(`${url}/more`, { method })).status).toBe(404); // not a route's path: still no route
+  });
+
   it("lets a valid Bearer token through the whole pipeline", async () => {
     const res = await call(rolesOf("/tenant/acme-north"), { auth: { bearer: adminToken } });
     expect(res.status).toBe(200);
