@@ -5,7 +5,7 @@ import { auth } from "../firebase";
 import { HttpError } from "./errors";
 import { withDeadline } from "./deadline";
 import { countBackendCall } from "./requestContext";
-import { clientAddress, releaseAttempt, reserveAttempt } from "./signInLimit";
+import { clientAddress, recordFailure, refuseIfLimited } from "./signInLimit";
 import { TtlCache } from "./ttlCache";
 
 /** Who is calling, once authenticated. */
@@ -200,16 +200,15 @@ async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
   if (!verified) {
-    // Counted as a failure until it succeeds (signInLimit.ts): a burst in flight cannot overshoot the limit.
-    const attempt = await reserveAttempt(email, clientAddress(req));
+    const counters = await refuseIfLimited(email, clientAddress(req));
     let idToken: string;
     try {
       idToken = await signInWithPassword(email, password);
     } catch (error) {
-      if (!(error instanceof WrongCredentials)) await releaseAttempt(attempt);
+      if (error instanceof WrongCredentials) await recordFailure(counters);
       throw error;
     }
-    [verified] = await Promise.all([verifyToken(idToken), releaseAttempt(attempt)]);
+    verified = await verifyToken(idToken);
     credentialCache.set(cacheKey, verified); // only on a fresh check: a hit must not extend the time
   }
   await checkUserStatus(verified);
