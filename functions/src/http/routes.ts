@@ -143,7 +143,9 @@ const RECENTLY_AUTHORIZED_TTL_MS = 60_000;
 const recentlyAuthorized = new TtlCache<true>(RECENTLY_AUTHORIZED_TTL_MS);
 
 /** The promise, marked as handled: a speculative read that is never awaited must not crash the process. */
-function started<L>(work: Promise<L>): Promise<L> {
+function started<L>(run: () => Promise<L>): Promise<L> {
+  // Run on the next tick: what the load throws at once is a rejection too, answered only after authorization.
+  const work = Promise.resolve().then(run);
   work.catch(() => undefined);
   return work;
 }
@@ -176,7 +178,7 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
     const reads = route.reads && scope ? route.reads(scope) : [];
     // The route's `load` starts now only for a caller this instance authorized here in the last minute.
     const authorization = `${route.method} ${route.path} ${caller.uid} ${targetDocPath(target)}`;
-    const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(route.load(scope)) : undefined;
+    const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(() => route.load!(scope)) : undefined;
 
     const answer = await inTransaction(async (tx) => {
       const { access, docs } = await resolveAccess(target, caller.uid, reads, tx);

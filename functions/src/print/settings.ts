@@ -49,7 +49,8 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: strin
   paperSize: (v) => PAPER_SIZE_NAMES.find((p) => p === v),
   conformance: (v) => CONFORMANCE_NAMES.find((c) => c === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
-  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && ONE_LINE.test(v) ? v.trim() : undefined),
+  // Stored before session 7, a footer could hold a tab or another control character: printed as a space, not dropped.
+  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.replace(/[\p{Cc}\u2028\u2029]/gu, " ").trim() : undefined),
   logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
 };
 
