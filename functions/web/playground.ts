@@ -20,7 +20,7 @@ interface Parameter {
   in: "path" | "query" | "header";
   required?: boolean;
   description?: string;
-  schema?: { examples?: unknown[]; default?: unknown; type?: string };
+  schema?: { examples?: unknown[]; default?: unknown; type?: string; enum?: unknown[] };
 }
 interface Operation {
   operationId: string;
@@ -96,8 +96,14 @@ function renderForm(route: Route): void {
   $("operation-summary").textContent = `${route.method} /${route.fn}/{target}${route.suffix}: ${route.operation.summary}`;
   const own = (route.operation.parameters ?? []).filter((p) => (p.in === "path" && route.suffix.includes(`{${p.name}}`)) || p.in === "query");
   for (const p of own) {
-    const input = Object.assign(document.createElement("input"), { name: `${p.in}:${p.name}`, placeholder: String(p.schema?.examples?.[0] ?? p.schema?.default ?? "") });
-    if (p.in === "path") input.value = String(p.schema?.examples?.[0] ?? "");
+    const name = `${p.in}:${p.name}`;
+    // A parameter of a few known values (the audit trail's action) is a choice, none chosen by default.
+    const choices = p.schema?.enum?.map(String);
+    const input = choices
+      ? Object.assign(document.createElement("select"), { name })
+      : Object.assign(document.createElement("input"), { name, placeholder: String(p.schema?.examples?.[0] ?? p.schema?.default ?? "") });
+    if (input instanceof HTMLSelectElement) input.append(...["", ...choices!].map((value) => Object.assign(document.createElement("option"), { value, textContent: value || "(any)" })));
+    if (p.in === "path" && input instanceof HTMLInputElement) input.value = String(p.schema?.examples?.[0] ?? "");
     form.append(field(`${p.name} (${p.in})`, input, p.description));
   }
   const content = route.operation.requestBody?.content ?? {};

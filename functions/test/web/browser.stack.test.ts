@@ -148,6 +148,21 @@ describe("the playground", () => {
     expect(localHosts(hosts), [...hosts].join(", ")).toBe(true);
   });
 
+  it("lists the audit trail filtered by an action chosen from the document's values (the query parameters of the api document)", async () => {
+    await chooseRoute("GET api /audit-events");
+    await page.fill("#target", "/tenant/acme-north");
+    expect(await page.locator("select[name='query:action'] option").allTextContents()).toEqual(expect.arrayContaining(["(any)", "pdf.printed", "pdf.mailed"]));
+    await page.selectOption("select[name='query:action']", "pdf.mailed");
+    await page.fill("input[name='query:limit']", "5");
+    await page.click("#operation-form button[type=submit]");
+    await page.locator("#answer", { hasText: "event(s)" }).waitFor({ timeout: 20_000 }); // (the status before was a 200 too)
+    expect(await page.getAttribute("#status", "data-status")).toBe("200");
+    const events = JSON.parse((await page.textContent("#answer"))!).data as { action: string }[];
+    expect(events.length).toBeGreaterThan(0); // the mail of the test before
+    expect(events.length).toBeLessThanOrEqual(5);
+    expect(new Set(events.map((e) => e.action))).toEqual(new Set(["pdf.mailed"]));
+  });
+
   it("answers a route it cannot serve with the error as JSON, and is usable on a phone-sized screen", async () => {
     await chooseRoute("GET api /roles");
     await page.fill("#target", "/tenant/no-such-tenant");
