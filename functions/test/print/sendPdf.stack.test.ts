@@ -29,7 +29,7 @@ describe("POST /print/{target}/send-pdf", () => {
       to: ["one@example.com", "two@example.com"],
       cc: "boss@example.com",
       subject: "Inspection B-12",
-      message: "Here is the report.",
+      message: "Here is the report.\n\tTwo lines, the second indented.",
       fileName: "Boiler report",
     });
     expect(res.status).toBe(200);
@@ -57,7 +57,7 @@ describe("POST /print/{target}/send-pdf", () => {
     expect(mail.content).toEqual([
       {
         type: "text/plain",
-        value: "Here is the report.\n\n--\nSent by north-reader@acme.test from Acme Corporation / Acme North with Demo print service. This note is added by the service; the text above is the sender's.",
+        value: "Here is the report.\n\tTwo lines, the second indented.\n\n--\nSent by north-reader@acme.test from Acme Corporation / Acme North with Demo print service. This note is added by the service; the text above is the sender's.",
       },
     ]);
     expect(mail.attachments).toHaveLength(1);
@@ -88,6 +88,7 @@ describe("POST /print/{target}/send-pdf", () => {
     ["11 recipients", { objectInstanceId: "inspection-short", to: Array.from({ length: 6 }, (_, i) => `t${i}@example.com`), cc: Array.from({ length: 5 }, (_, i) => `c${i}@example.com`) }, /at most 10 recipients/],
     ["a subject over 200 characters", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "x".repeat(201) }, /'subject'/],
     ["a message over 10,000 characters", { objectInstanceId: "inspection-short", to: "a@example.com", message: "x".repeat(10_001) }, /'message'/],
+    ["a NUL or an escape in the message", { objectInstanceId: "inspection-short", to: "a@example.com", message: "Hi\u0000 \u001b[2J" }, /'message': must not contain control characters other than line breaks and tabs/],
     ["a file name with a slash", { objectInstanceId: "inspection-short", to: "a@example.com", fileName: "../../etc/passwd" }, /'fileName'/],
     ["an unknown field", { objectInstanceId: "inspection-short", to: "a@example.com", bcc: "x@example.com" }, /unknown field 'bcc'/],
     ["a bad instance id", { objectInstanceId: "../x", to: "a@example.com" }, /'objectInstanceId'/],

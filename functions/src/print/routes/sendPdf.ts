@@ -34,7 +34,8 @@ const sendPdfBody = z
     to: addresses.meta({ description: "One address or a list", examples: ["someone@example.com"] }),
     cc: addresses.optional(),
     subject: singleLine(200).optional(),
-    message: z.string().trim().min(1).max(10_000).optional(),
+    // Lines and tabs, but no other control character (NUL, ESC, C1): nothing a mail client would render or a relay refuse.
+    message: z.string().trim().min(1).max(10_000).regex(/^(?:[^\p{Cc}]|[\t\n\r])*$/u, "must not contain control characters other than line breaks and tabs").optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
     ...settingsOverrides,
   })
