@@ -253,7 +253,9 @@ const queryChange = fc
       badPagingValue(200).map((v) => `limit=${encode(v)}`),
       badPagingValue(10_000).map((v) => `offset=${encode(v)}`),
       fc.tuple(queryKey, fc.string({ unit: "binary", maxLength: 30 })).map(([k, v]) => `${encode(k)}=${encode(v)}`),
-      fc.constantFrom("limit=1&limit=2", "limit[]=5", "limit[a]=5", "offset[$gt]=0", "limit=%zz", "limit", "%00=%00", "%3D=1", "a[b][c][d][e][f][g]=1", "x[]=1&x[]=2"),
+      fc.constantFrom("limit=1&limit=2", "limit[]=5", "limit[a]=5", "offset[$gt]=0", "limit=%zz", "limit", "%00=%00", "%3D=1", "a[b][c][d][e][f][g]=1", "x[]=1&x[]=2", "limit=99999999999999999999"),
+      // Times ISO 8601 takes and a Firestore timestamp cannot hold (the audit trail's filters; unknown elsewhere).
+      fc.constantFrom("since=0000-01-01T00:00:00Z", "until=9999-12-31T23:59:59-01:00", "since=0000-12-31T23:59:59%2B01:00&until=0001-01-01T00:00:00Z"),
       fc.integer({ min: 1_001, max: 1_500 }).map((n) => Array.from({ length: n }, (_, i) => `k${i}=v`).join("&")),
     ),
     fc.array(fc.tuple(fc.constantFrom("limit", "offset", "x", "sort"), fc.string({ unit: "grapheme-ascii", maxLength: 8 })), { maxLength: 3 }),
@@ -293,6 +295,11 @@ const invalidPayload: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: 1_000, max: 40_000 }).map((n) => JSON.stringify({ objectInstanceId: INSTANCE, to: Array(n).fill(0) })),
   fc.integer({ min: 1_000, max: 10_000 }).map((n) => JSON.stringify({ objectInstanceId: "x".repeat(n) })),
   fc.string({ unit: "binary", maxLength: 200 }).map((s) => JSON.stringify({ objectInstanceId: INSTANCE, to: "hx@example.test", subject: s, message: s, fileName: `${s}/` })),
+  // Lone UTF-16 surrogates (JSON carries them as \ud800 escapes, UTF-8 cannot) in an otherwise valid send-pdf body, and deep down.
+  fc
+    .tuple(fc.constantFrom("\ud800", "\udfff", "a\ud83d", "\udc00b"), fc.constantFrom("objectInstanceId", "subject", "message", "cc"))
+    .map(([lone, field]) => JSON.stringify({ objectInstanceId: INSTANCE, to: "hx@example.test", [field]: field === "objectInstanceId" ? `${INSTANCE}${lone}` : field === "cc" ? [`hx${lone}@example.test`] : `x${lone}` })),
+  fc.integer({ min: 100, max: 8_000 }).map((depth) => `{"objectInstanceId":"x","to":${deep(depth, '"\\ud800"', '{"a":', "}")}}`),
 );
 
 interface BodyPlan {
