@@ -9,7 +9,7 @@ const MAX_KEYS_NAMED = 10;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * The path of the first string (or key) in `value` that is not well-formed Unicode, if any. Walked
+ * The path of a string (or key) in `value` that is not well-formed Unicode, if there is one. Walked
  * with a stack of its own, not by recursion: a 100 KiB body can nest thousands of levels deep.
  */
 function illFormedAt(value: unknown): string[] | undefined {
@@ -20,8 +20,8 @@ function illFormedAt(value: unknown): string[] | undefined {
   }
   const pathOf = (node: Node | undefined): string[] => {
     const path: string[] = [];
-    for (let at = node; at?.key !== undefined; at = at.parent) path.unshift(at.key);
-    return path;
+    for (let at = node; at?.key !== undefined; at = at.parent) path.push(at.key);
+    return path.reverse();
   };
   const pending: Node[] = [{ value }];
   for (let node = pending.pop(); node; node = pending.pop()) {
