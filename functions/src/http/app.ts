@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES, params } from "../config";
 import { errorHandler, notFoundHandler } from "./errorHandler";
 import { jsonBody } from "./jsonBody";
 import { openApiDocument, type ApiInfo } from "./openapi";
-import { targetRouter, uploadRouter, type AnyRoute } from "./routes";
+import { methodRouter, targetRouter, uploadRouter, type AnyRoute } from "./routes";
 import { requestContext } from "./requestContext";
 import * as logs from "../logs";
 
@@ -40,6 +40,7 @@ export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.E
     document ??= openApiDocument(info, routes);
     res.json(document);
   });
+  app.use(info.mountPath, methodRouter(routes, { "/openapi.json": ["GET"] }));
   app.use(info.mountPath, uploadRouter(routes));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(info.mountPath, targetRouter(routes));

@@ -212,26 +212,39 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
   return router;
 }
 
-/**
- * Registers each route under every target form (SPEC.md: every route is target-scoped); a path of a
- * route asked with another method is a 405 naming the methods it takes (Allow), not a 404.
- */
+/** Registers each route under every target form (SPEC.md: every route is target-scoped). */
 export function targetRouter(routes: readonly AnyRoute[]): Router {
   const router = Router();
-  const methods = new Map<string, string[]>();
   for (const route of routes) {
     for (const form of TARGET_FORMS) {
       const pattern = `${form.path}${route.path}`;
       router[route.method](pattern, ...pipeline(route, pattern));
+    }
+  }
+  return router;
+}
+
+/**
+ * A route's path asked with a method it does not take: 405 naming those it takes (Allow), before
+ * anything reads the body (whose checks depend on the method). Mounted ahead of the body parsers;
+ * `extra` adds paths of the app's own (its OpenAPI document). GET answers HEAD as well (Express);
+ * OPTIONS is CORS's, answered before.
+ */
+export function methodRouter(routes: readonly AnyRoute[], extra: Record<string, string[]> = {}): Router {
+  const methods = new Map<string, string[]>(Object.entries(extra));
+  for (const route of routes) {
+    for (const form of TARGET_FORMS) {
+      const pattern = `${form.path}${route.path}`;
       methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
     }
   }
+  const router = Router();
   for (const [pattern, allowed] of methods) {
-    // GET answers HEAD as well (Express); OPTIONS is CORS's preflight, answered before the routes.
-    const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
-    router.all(pattern, (req, res) => {
+    const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
+    router.all(pattern, (req, res, next) => {
+      if (allow.includes(req.method)) return next();
       res.locals.route = pattern;
-      throw new HttpError(405, `${req.method} is not a method of this route; it takes ${allow}.`, { Allow: allow });
+      throw new HttpError(405, `${req.method} is not a method of this route; it takes ${allow.join(", ")}.`, { Allow: allow.join(", ") });
     });
   }
   return router;

@@ -69,8 +69,8 @@ export const intParam = (min: number, max: number, fallback: number) =>
   z
     .string()
     .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    // (int fails only for digits past a safe integer: too large, said once.)
+    // Past a safe integer (Infinity past 309 digits) all the same: too large, said once (by int).
+    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER + 1))
     .pipe(z.number().int({ error: `must be at most ${max}`, abort: true }).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .default(fallback);
 

@@ -76,12 +76,19 @@ describe("authentication", () => {
     ["PATCH", `${api}/tenant/acme-north/roles`, "GET, HEAD"],
     ["DELETE", `${printBase}/organization/acme/tenant/acme-north/print`, "POST"],
     ["POST", `${api}/tenant/acme-north/division/ops/print-settings`, "GET, PUT, HEAD"],
+    ["DELETE", `${api}/openapi.json`, "GET, HEAD"],
   ])("answers %s on a route's path that takes other methods with 405 and Allow, before credentials", async (method, url, allow) => {
     const res = await call(url, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe(allow);
     expect(res.json).toEqual({ statusCode: 405, error: "Method Not Allowed", message: `${method} is not a method of this route; it takes ${allow}.` });
     expect((await call(`${url}/more`, { method })).status).toBe(404); // not a route's path: still no route
+  });
+
+  it("answers a wrong method with 405 before looking at the body: a logo POSTed (the route takes PUT) is not told to send JSON", async () => {
+    const res = await call(`${api}/tenant/acme-north/print-settings/logo`, { method: "POST", headers: { "content-type": "image/png" }, body: "\x89PNG not really" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("PUT");
   });
 
   it("lets a valid Bearer token through the whole pipeline", async () => {

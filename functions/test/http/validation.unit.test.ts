@@ -19,6 +19,7 @@ describe("parseOr400 with whole-number query parameters", () => {
     [{ limit: "" }, /'limit': must be a whole number/],
     [{ offset: "10001" }, /'offset': must be at most 10000/],
     [{ limit: "99999999999999999999" }, /^Invalid query: 'limit': must be at most 200\.$/],
+    [{ limit: `1${"0".repeat(400)}` }, /^Invalid query: 'limit': must be at most 200\.$/],
     [{ limit: ["1", "2"] }, /'limit'/],
     [{ page: "2" }, /unknown query parameter 'page'/],
   ])("refuses %o with a 400 naming the parameter", (value, message) => {
