@@ -1,8 +1,11 @@
+import { isUtf8 } from "node:buffer";
 import express, { type RequestHandler } from "express";
 import { HttpError } from "./errors";
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+const notUtf8 = () => new HttpError(400, "The body is not valid UTF-8.");
 
 /** The media type of a Content-Type header, lower case, without parameters. */
 const mediaType = (header: string) => header.split(";")[0].trim().toLowerCase();
@@ -35,9 +38,15 @@ export function jsonBody(limit: number): RequestHandler[] {
     if (length > 0 && !METHODS_WITH_BODY.has(req.method)) {
       throw new HttpError(400, `A ${req.method} request takes no body.`);
     }
+    // Bytes that are not UTF-8 would be parsed into U+FFFD and stored as such: something else than was sent.
+    const raw = (req as { rawBody?: Buffer }).rawBody;
+    if (raw && raw.length > 0 && !isUtf8(raw)) throw notUtf8();
     next();
   };
-  return [enforce, express.json({ limit, strict: true })];
+  const verify = (_req: unknown, _res: unknown, bytes: Buffer): void => {
+    if (!isUtf8(bytes)) throw notUtf8();
+  };
+  return [enforce, express.json({ limit, strict: true, verify })];
 }
 
 /**

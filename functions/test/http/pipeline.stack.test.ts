@@ -85,6 +85,19 @@ describe("authentication", () => {
     expect((await call(`${url}/more`, { method })).status).toBe(404); // not a route's path: still no route
   });
 
+  it("refuses a JSON body whose bytes are not UTF-8 (400) rather than store U+FFFD in their place", async () => {
+    const url = `${api}/tenant/acme-north/division/ops/print-settings`;
+    const before = (await call(url, { auth: { bearer: adminToken } })).json;
+    // A surrogate written in UTF-8's form (CESU-8), and a lone continuation byte: both ill-formed.
+    for (const bad of [Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0x80])]) {
+      const body = Buffer.concat([Buffer.from('{"footerText":"a'), bad, Buffer.from('b"}')]);
+      const res = await fetch(url, { method: "PUT", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ statusCode: 400, error: "Bad Request", message: "The body is not valid UTF-8." });
+    }
+    expect((await call(url, { auth: { bearer: adminToken } })).json).toEqual(before);
+  });
+
   it("answers a wrong method with 405 before looking at the body: a logo POSTed (the route takes PUT) is not told to send JSON", async () => {
     const res = await call(`${api}/tenant/acme-north/print-settings/logo`, { method: "POST", headers: { "content-type": "image/png" }, body: "\x89PNG not really" });
     expect(res.status).toBe(405);
