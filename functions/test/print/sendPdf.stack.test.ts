@@ -88,6 +88,7 @@ describe("POST /print/{target}/send-pdf", () => {
     ["11 recipients", { objectInstanceId: "inspection-short", to: Array.from({ length: 6 }, (_, i) => `t${i}@example.com`), cc: Array.from({ length: 5 }, (_, i) => `c${i}@example.com`) }, /at most 10 recipients/],
     ["a subject over 200 characters", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "x".repeat(201) }, /'subject'/],
     ["a message over 10,000 characters", { objectInstanceId: "inspection-short", to: "a@example.com", message: "x".repeat(10_001) }, /'message'/],
+    ["a right-to-left override in the subject", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "Invoice \u202egpj.exe" }, /'subject': must not contain bidi embedding, override or isolate characters/],
     ["a NUL or an escape in the message", { objectInstanceId: "inspection-short", to: "a@example.com", message: "Hi\u0000 \u001b[2J" }, /'message': must not contain control characters other than line breaks and tabs/],
     ["a file name with a slash", { objectInstanceId: "inspection-short", to: "a@example.com", fileName: "../../etc/passwd" }, /'fileName'/],
     ["an unknown field", { objectInstanceId: "inspection-short", to: "a@example.com", bcc: "x@example.com" }, /unknown field 'bcc'/],

@@ -33,7 +33,8 @@ const sendPdfBody = z
     objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
     to: addresses.meta({ description: "One address or a list", examples: ["someone@example.com"] }),
     cc: addresses.optional(),
-    subject: singleLine(200).optional(),
+    // No bidi embedding, override or isolate: a mail client would show "gpj.exe" as "exe.jpg" (RLM/LRM marks pass).
+    subject: singleLine(200).regex(/^[^\u202a-\u202e\u2066-\u2069]*$/, "must not contain bidi embedding, override or isolate characters").optional(),
     // Lines and tabs, but no other control character (NUL, ESC, C1): nothing a mail client would render or a relay refuse.
     message: z.string().trim().min(1).max(10_000).regex(/^(?:[^\p{Cc}]|[\t\n\r])*$/u, "must not contain control characters other than line breaks and tabs").optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
