@@ -199,6 +199,9 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
   return [named, authenticate, handle];
 }
 
+/** A route's Express path patterns: one per target form (SPEC.md: every route is target-scoped). */
+const patternsOf = (route: AnyRoute): string[] => TARGET_FORMS.map((form) => `${form.path}${route.path}`);
+
 /**
  * The body parsers of the routes that take a file (`upload`), under every target form: mounted before
  * the JSON parser, which leaves their requests alone.
@@ -207,19 +210,16 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
   const router = Router();
   for (const route of routes) {
     if (!route.upload) continue;
-    for (const form of TARGET_FORMS) router[route.method](`${form.path}${route.path}`, ...uploadBody(route.upload));
+    for (const pattern of patternsOf(route)) router[route.method](pattern, ...uploadBody(route.upload));
   }
   return router;
 }
 
-/** Registers each route under every target form (SPEC.md: every route is target-scoped). */
+/** Registers each route under every target form. */
 export function targetRouter(routes: readonly AnyRoute[]): Router {
   const router = Router();
   for (const route of routes) {
-    for (const form of TARGET_FORMS) {
-      const pattern = `${form.path}${route.path}`;
-      router[route.method](pattern, ...pipeline(route, pattern));
-    }
+    for (const pattern of patternsOf(route)) router[route.method](pattern, ...pipeline(route, pattern));
   }
   return router;
 }
@@ -233,10 +233,7 @@ export function targetRouter(routes: readonly AnyRoute[]): Router {
 export function methodRouter(routes: readonly AnyRoute[], extra: Record<string, string[]> = {}): Router {
   const methods = new Map<string, string[]>(Object.entries(extra));
   for (const route of routes) {
-    for (const form of TARGET_FORMS) {
-      const pattern = `${form.path}${route.path}`;
-      methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
-    }
+    for (const pattern of patternsOf(route)) methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
   }
   const router = Router();
   for (const [pattern, allowed] of methods) {

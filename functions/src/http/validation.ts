@@ -80,6 +80,11 @@ export const idField = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: `is not a valid id: it ${problem}` });
 });
 
-/** One line of text: no control character (CR, LF, tab, NUL, ESC, C1 controls) and no line or paragraph separator. */
-export const ONE_LINE = /^[^\p{Cc}\u2028\u2029]*$/u;
+/** What a single line of text may not hold: control characters (CR, LF, tab, NUL, ESC, C1) and line or paragraph separators. */
+const NOT_IN_ONE_LINE = "\\p{Cc}\\u2028\\u2029";
+/** One line of text. */
+export const ONE_LINE = new RegExp(`^[^${NOT_IN_ONE_LINE}]*$`, "u");
 export const ONE_LINE_MESSAGE = "must be a single line without control characters";
+const NOT_ONE_LINE_CHARACTERS = new RegExp(`[${NOT_IN_ONE_LINE}]`, "gu");
+/** `text` with what a single line may not hold turned into spaces (text stored before ONE_LINE applied). */
+export const asOneLine = (text: string): string => text.replace(NOT_ONE_LINE_CHARACTERS, " ");

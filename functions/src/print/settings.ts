@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TargetNode } from "../http/access";
-import { ONE_LINE, ONE_LINE_MESSAGE } from "../http/validation";
+import { asOneLine, ONE_LINE, ONE_LINE_MESSAGE } from "../http/validation";
 import * as logs from "../logs";
 import { inUploadsFolder } from "./pictures";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
@@ -50,7 +50,7 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: strin
   conformance: (v) => CONFORMANCE_NAMES.find((c) => c === v),
   accentColor: (v) => (typeof v === "string" && ACCENT_COLOR.test(v) ? v.toLowerCase() : undefined),
   // Stored before session 7, a footer could hold a tab or another control character: printed as a space, not dropped.
-  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? v.replace(/[\p{Cc}\u2028\u2029]/gu, " ").trim() : undefined),
+  footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? asOneLine(v).trim() : undefined),
   logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
 };
 

@@ -52,7 +52,8 @@ function decodePageToken(token: string): PagePosition | undefined {
   }
 }
 
-const NOT_THIS_QUERY = "Invalid query: 'pageToken': is not a page token of this query (tokens continue the query with the same target and filters).";
+/** What is wrong with a token that does not decode, or continues another query (the schema and the load say it). */
+const NOT_THIS_QUERY = "is not a page token of this query (tokens continue the query with the same target and filters)";
 
 /** Filters and paging of the trail; unknown parameters are refused. */
 const listAuditEventsQuery = z
@@ -70,7 +71,7 @@ const listAuditEventsQuery = z
     if (q.pageToken === undefined) return { ...q, page: undefined };
     const page = decodePageToken(q.pageToken);
     if (!page) {
-      ctx.addIssue({ code: "custom", message: "is not a page token of this query (tokens continue the query with the same target and filters)", path: ["pageToken"] });
+      ctx.addIssue({ code: "custom", message: NOT_THIS_QUERY, path: ["pageToken"] });
       return z.NEVER;
     }
     return { ...q, page };
@@ -121,7 +122,7 @@ export const listAuditEvents = defineRoute({
     q = q.orderBy("at", "desc").orderBy(FieldPath.documentId(), "desc");
     if (query.page) {
       // Checked here rather than in the schema, which does not know the target.
-      if (query.page.f !== queryKey(path, query)) throw badRequest(NOT_THIS_QUERY);
+      if (query.page.f !== queryKey(path, query)) throw badRequest(`Invalid query: 'pageToken': ${NOT_THIS_QUERY}.`);
       q = q.startAfter(new Time(query.page.s, query.page.n), query.page.id);
     }
     return firestoreCall(() => q.limit(query.limit + 1).get());
