@@ -1,13 +1,12 @@
 /**
  * What tagging adds to the one-page render, in instructions rather than milliseconds: timings on a
- * shared 2-core machine vary by 20-40% between runs, instruction counts under valgrind by a few
- * percent (garbage collection and compilation still vary; nothing else running does). Renders the case
- * N1 and N2 times in fresh single-threaded processes under valgrind (Debian's valgrind, installed
- * where missing) and prints (count(N2) - count(N1)) / (N2 - N1) per variant: tagged (as printed),
- * untagged (tagged: false), so start-up cancels out. N1 is past the first few hundred renders, where
- * V8 is still compiling the renderer (renders 30 to 330 cost 2.6 M instructions more each than
- * renders 330 to 1,330, measured): a warm instance, and the bench's timed loop of up to 2,000 renders,
- * run compiled code.
+ * shared 2-core machine vary by 20-40% between runs, instruction counts under valgrind by well under
+ * a percent once V8's seeds are fixed (SEEDS). Renders the case N1 and N2 times in fresh
+ * single-threaded processes under valgrind (Debian's valgrind, installed where missing) and prints
+ * (count(N2) - count(N1)) / (N2 - N1) per variant: tagged (as printed), untagged (tagged: false), so
+ * start-up cancels out. N1 is past the first few hundred renders, where V8 is still compiling the
+ * renderer (renders 30 to 330 cost 2.6 M instructions more each than renders 330 to 1,330,
+ * measured): a warm instance, and the bench's timed loop of up to 2,000 renders, run compiled code.
  * Run after `npm run build`:  npm run bench:tagging   (about three minutes; not part of npm run bench)
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -18,6 +17,12 @@ import { ensureDebianPackage } from "../stack/debianPackages";
 import { buildCases, RENDERER_MODULE, renderOptions, type RendererModule } from "./cases";
 
 const [N1, N2] = [330, 1330];
+/**
+ * Fixed seeds for V8's string hashes and its random numbers: with them two runs of 100 renders
+ * differed by 60 K instructions in all, without them by 16 M (measured), as hash tables grow and
+ * collide differently from run to run.
+ */
+const SEEDS = ["--hash-seed=1", "--random-seed=1"];
 const VARIANTS = { tagged: true, untagged: false } as const;
 
 /** The worker: renders the case `count` times, nothing else. */
@@ -31,7 +36,7 @@ async function work(caseFile: string, tagged: boolean, count: number): Promise<v
 /** Instructions valgrind counts for a worker process (all of it: start-up, compilation, renders). */
 function instructions(caseFile: string, tagged: boolean, count: number): Promise<number> {
   const args = ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", "--smc-check=all-non-file"];
-  const node = [process.execPath, "--single-threaded", "--import", "tsx", __filename, "--worker", caseFile, String(tagged), String(count)];
+  const node = [process.execPath, "--single-threaded", ...SEEDS, "--import", "tsx", __filename, "--worker", caseFile, String(tagged), String(count)];
   return new Promise((resolve, reject) => {
     const child = spawn("valgrind", [...args, ...node], { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";

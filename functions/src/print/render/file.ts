@@ -103,15 +103,18 @@ export class PackedObjects {
   }
 }
 
+const STREAM = Buffer.from("\nstream\n", "latin1");
+const END_STREAM = Buffer.from("\nendstream\nendobj\n", "latin1");
+
 /**
  * Serializes every indirect object of `context` (streams as they are, the others into object
  * streams after the `packed` ones: objects not registered with pdf-lib), with the trailer's Root,
  * Info and ID.
  */
 export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
-  const chunks: Buffer[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
+  const chunks: Uint8Array[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
   let offset = chunks[0].length;
-  const write = (bytes: Buffer): void => {
+  const write = (bytes: Uint8Array): void => {
     chunks.push(bytes);
     offset += bytes.length;
   };
@@ -134,11 +137,15 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
   for (const [ref, object] of objects) {
     if (object instanceof PDFStream) {
       entry(ref.objectNumber, 1, offset, 0);
+      // The data as it is (pdf-lib's copyBytesInto copies it a byte at a time).
+      object.updateDict();
+      const dict = Buffer.allocUnsafe(object.dict.sizeInBytes());
+      object.dict.copyBytesInto(dict, 0);
       write(Buffer.from(`${ref.objectNumber} 0 obj\n`, "latin1"));
-      const bytes = Buffer.allocUnsafe(object.sizeInBytes());
-      object.copyBytesInto(bytes, 0);
-      write(bytes);
-      write(Buffer.from("\nendobj\n", "latin1"));
+      write(dict);
+      write(STREAM);
+      write(object.getContents());
+      write(END_STREAM);
     } else {
       packed.begin(ref.objectNumber).object(object).end();
     }
@@ -148,27 +155,33 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
     const last = Math.min(first + OBJECTS_PER_STREAM, packed.count);
     const start = first > 0 ? packed.ends[first - 1] : 0;
     const number = next++;
-    const index: number[] = [];
+    let index = "";
     for (let k = first; k < last; k++) {
-      index.push(packed.numbers[k], (k > first ? packed.ends[k - 1] : start) - start);
+      index += `${packed.numbers[k]} ${(k > first ? packed.ends[k - 1] : start) - start}${k < last - 1 ? " " : "\n"}`;
       entry(packed.numbers[k], 2, number, k - first);
     }
-    const head = Buffer.from(`${index.join(" ")}\n`, "latin1");
+    const head = Buffer.from(index, "latin1");
     const data = deflateSync(Buffer.concat([head, packed.slice(start, packed.ends[last - 1])]), { level: OBJECT_STREAM_LEVEL });
     entry(number, 1, offset, 0);
     write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${head.length}/Filter/FlateDecode/Length ${data.length}>>\nstream\n`, "latin1"));
     write(data);
-    write(Buffer.from("\nendstream\nendobj\n", "latin1"));
+    write(END_STREAM);
   }
 
   // The cross-reference stream: 1 byte of type, 4 of offset (or object stream number), 2 of generation (or index).
   const xrefNumber = next++;
   entry(xrefNumber, 1, offset, 0);
   const table = Buffer.alloc(next * 7);
-  for (let n = 0; n < next; n++) {
-    table[n * 7] = types[n];
-    table.writeUInt32BE(fields2[n], n * 7 + 1);
-    table.writeUInt16BE(fields3[n], n * 7 + 5);
+  for (let n = 0, at = 0; n < next; n++, at += 7) {
+    // Big-endian; a Uint8Array keeps the low 8 bits of what it is given.
+    const field2 = fields2[n];
+    table[at] = types[n];
+    table[at + 1] = field2 >>> 24;
+    table[at + 2] = field2 >>> 16;
+    table[at + 3] = field2 >>> 8;
+    table[at + 4] = field2;
+    table[at + 5] = fields3[n] >>> 8;
+    table[at + 6] = fields3[n];
   }
   const compress = table.length >= COMPRESS_FROM_BYTES;
   const data = compress ? deflateSync(table) : table;
