@@ -143,12 +143,13 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`, renders 330 to 1,330: +10%, 1.2 M per render; session 7, " +
-    "one variant against the other, function by function): deflating the extra bytes about a third (the page's marked content at level 6, the structure " +
-    "elements in the object stream at level 1), writing the structure elements and the ParentTree about a fifth (pdf.ts writeStructure), the marked-content " +
-    "sequences of the lines about a sixth (lineOperators, pieceLanguage), the rest spread over pdf-lib and the garbage collector; timings add cache effects on top. " +
-    "Content deflated at level 1 speeds both variants up and leaves the share where it is (measured). What would cut it: the structure elements left " +
-    "uncompressed (a larger file), a cheaper structure writer and mark path; reaching 5% needs half of the 1.2 M gone.",
+    "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`, renders 330 to 1,330, V8's seeds fixed: +8.8%, 1.0 M per render; " +
+    "session 8, one variant against the other, function by function): deflating the extra bytes about a third (the page's marked content at level 6, the " +
+    "structure elements in the object stream at level 1), writing the structure elements and the ParentTree about a quarter (pdf.ts writeStructure), the " +
+    "marked-content sequences of the lines (lineOperators, pieceLanguage), string building and the md5 of the longer content the rest. Content deflated at " +
+    "level 1 speeds both variants up and leaves the share where it is (measured); writing the structure elements as strings instead of bytes was slower " +
+    "(measured). Session 8 took 0.44 M off the tagged page (0.23 M untagged) by writing stream data as it is (pdf-lib copied it a byte at a time). " +
+    "Reaching 5% needs about half of the remaining 1.0 M gone: the structure elements left uncompressed (a larger file) and a leaner mark path would not do it.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",
