@@ -143,6 +143,30 @@ describe("tagged PDF (PDF/UA-1)", () => {
     expect(arabic).not.toContain("/Lang (ar)");
   });
 
+  it("marks a line of Greek or Cyrillic in a Latin document by its first such letter, and only the lines that hold one", async () => {
+    const latin = "Pressure checked at the inlet and at the outlet of the boiler, both within the range the maker gives. ";
+    const instance = (values: string[]): PrintableInstance => ({
+      title: "Languages",
+      objectTypeName: "Test",
+      sections: [{ title: "Notes", fields: values.map((value, i) => ({ label: `Note ${i + 1}`, type: "longtext", value })) }],
+    });
+    // A longtext's lines are P elements (its paragraphs), a text's LBody.
+    const languages = (content: string) => [...content.matchAll(/\/(?:LBody|P) <<\/MCID \d+(?:\/Lang \((\w+)\))?>> BDC/g)].map((m) => m[1] ?? "-");
+
+    const [english] = pageContents((await renderInstancePdf(instance(["Ελληνικά", "Текст Fluke", `Τέλος: ${latin.repeat(3)}конец`]), options)).bytes);
+    const lines = languages(english);
+    // The document's own lines (under its title) come first, then the notes: Greek, Cyrillic and a
+    // paragraph of several lines that starts in Greek and ends in Russian: each line by its own letters.
+    const notes = lines.slice(lines.indexOf("el"));
+    expect(lines.length - notes.length).toBeGreaterThan(0);
+    expect(lines.slice(0, lines.length - notes.length).every((language) => language === "-")).toBe(true);
+    expect(notes.length).toBeGreaterThan(4);
+    expect(notes).toEqual(["el", "ru", "el", ...Array<string>(notes.length - 4).fill("-"), "ru"]);
+
+    const [russian] = pageContents((await renderInstancePdf(instance(["Проверка", "Fluke 87V", "Ελληνικά"]), { ...options, locale: "ru-RU" })).bytes);
+    expect(languages(russian).slice(-3)).toEqual(["-", "en", "el"]);
+  });
+
   it("gives each multi-glyph cluster its own ActualText sequence, even next to an identical one, and no element to a blank line", async () => {
     const { bytes } = await renderInstancePdf(
       {
