@@ -1,16 +1,16 @@
 /**
  * What tagging adds to the one-page render, in instructions rather than milliseconds: timings on a
- * shared 2-core machine vary by 20-40% between runs, instruction counts under valgrind by well under
- * a percent once V8's seeds are fixed (SEEDS). Renders the case N1 and N2 times in fresh
- * single-threaded processes under valgrind (Debian's valgrind, installed where missing) and prints
- * (count(N2) - count(N1)) / (N2 - N1) per variant: tagged (as printed), untagged (tagged: false), so
- * start-up cancels out. N1 is past the first few hundred renders, where V8 is still compiling the
- * renderer (renders 30 to 330 cost 2.6 M instructions more each than renders 330 to 1,330,
- * measured): a warm instance, and the bench's timed loop of up to 2,000 renders, run compiled code.
+ * shared 2-core machine vary by 20-40% between runs, instruction counts under valgrind in V8's
+ * predictable mode (V8_FLAGS) by a few instructions a render. Renders the case N1 and N2 times in
+ * fresh single-threaded processes under valgrind (Debian's valgrind, installed where missing) and
+ * prints (count(N2) - count(N1)) / (N2 - N1) per variant: tagged (as printed), untagged (tagged:
+ * false), so start-up cancels out. N1 is past the first few hundred renders, where V8 is still
+ * compiling the renderer (renders 30 to 330 cost 2.6 M instructions more each than renders 330 to
+ * 1,330, measured): a warm instance, and the bench's timed loop of up to 2,000 renders, run compiled code.
  * Run after `npm run build`:  npm run bench:tagging   (about three minutes; not part of npm run bench)
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureDebianPackage } from "../stack/debianPackages";
@@ -18,25 +18,35 @@ import { buildCases, RENDERER_MODULE, renderOptions, type RendererModule } from 
 
 const [N1, N2] = [330, 1330];
 /**
- * Fixed seeds for V8's string hashes and its random numbers: with them two runs of 100 renders
- * differed by 60 K instructions in all, without them by 16 M (measured), as hash tables grow and
- * collide differently from run to run.
+ * V8 in its predictable mode, with fixed seeds: without them a count moves with the clock (the
+ * garbage collector's heuristics follow it) and with the seeds of hash tables. Measured, two runs of
+ * 200 renders while other processes ran: 18 M instructions apart with the seeds alone, 11 M with a
+ * fixed collection schedule too, 1,877 in predictable mode. In predictable mode a render takes about
+ * 3% more instructions than in a normal process, and tagging's share comes out about a point lower
+ * (7.0% against 7.8% with the seeds alone, session 8): it is for comparing variants and changes.
  */
-const SEEDS = ["--hash-seed=1", "--random-seed=1"];
+const V8_FLAGS = ["--predictable", "--hash-seed=1", "--random-seed=1"];
 const VARIANTS = { tagged: true, untagged: false } as const;
 
-/** The worker: renders the case `count` times, nothing else. */
-async function work(caseFile: string, tagged: boolean, count: number): Promise<void> {
-  const { instance, options } = JSON.parse(readFileSync(caseFile, "utf8")) as { instance: unknown; options: Record<string, unknown> };
-  const renderer = require(RENDERER_MODULE) as RendererModule;
-  const render = { ...options, generatedAt: new Date(options.generatedAt as string), tagged } as Parameters<RendererModule["renderInstancePdf"]>[1];
-  for (let i = 0; i < count; i++) await renderer.renderInstancePdf(instance as Parameters<RendererModule["renderInstancePdf"]>[0], render);
-}
+/**
+ * The worker: plain Node.js running the compiled renderer, as a function instance does (under tsx's
+ * loader the heap is another, and with it what the collector costs: 8.9% came out for what is 6.9%
+ * without it, measured), rendering the case `count` times and nothing else.
+ */
+const WORKER = `
+const { readFileSync } = require("node:fs");
+const [caseFile, tagged, count] = process.argv.slice(1);
+const { instance, options } = JSON.parse(readFileSync(caseFile, "utf8"));
+const renderer = require(${JSON.stringify(RENDERER_MODULE)});
+const render = { ...options, generatedAt: new Date(options.generatedAt), tagged: tagged === "true" };
+(async () => {
+  for (let i = 0; i < Number(count); i++) await renderer.renderInstancePdf(instance, render);
+})();`;
 
 /** Instructions valgrind counts for a worker process (all of it: start-up, compilation, renders). */
 function instructions(caseFile: string, tagged: boolean, count: number): Promise<number> {
   const args = ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", "--smc-check=all-non-file"];
-  const node = [process.execPath, "--single-threaded", ...SEEDS, "--import", "tsx", __filename, "--worker", caseFile, String(tagged), String(count)];
+  const node = [process.execPath, "--single-threaded", ...V8_FLAGS, "--eval", WORKER, caseFile, String(tagged), String(count)];
   return new Promise((resolve, reject) => {
     const child = spawn("valgrind", [...args, ...node], { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
@@ -73,12 +83,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === "--worker") {
-  const [caseFile, tagged, count] = process.argv.slice(3);
-  void work(caseFile, tagged === "true", Number(count));
-} else {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  });
-}
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
