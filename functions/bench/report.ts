@@ -143,13 +143,12 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`, renders 330 to 1,330, V8's seeds fixed: +8.8%, 1.0 M per render; " +
-    "session 8, one variant against the other, function by function): deflating the extra bytes about a third (the page's marked content at level 6, the " +
-    "structure elements in the object stream at level 1), writing the structure elements and the ParentTree about a quarter (pdf.ts writeStructure), the " +
-    "marked-content sequences of the lines (lineOperators, pieceLanguage), string building and the md5 of the longer content the rest. Content deflated at " +
-    "level 1 speeds both variants up and leaves the share where it is (measured); writing the structure elements as strings instead of bytes was slower " +
-    "(measured). Session 8 took 0.44 M off the tagged page (0.23 M untagged) by writing stream data as it is (pdf-lib copied it a byte at a time). " +
-    "Reaching 5% needs about half of the remaining 1.0 M gone: the structure elements left uncompressed (a larger file) and a leaner mark path would not do it.",
+    "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`: renders 330 to 1,330, V8 in predictable mode; " +
+    "5.0% after session 8, from about 11%; 8.9-9.5% for the same build under tsx or node --eval, see bench/taggingCost.ts). Where it goes (callgrind, one variant against the other, session 8): deflating the extra bytes about a third " +
+    "(the page's marked content at level 6, the structure elements in the object stream at level 1), building and flattening strings (the structure " +
+    "elements, the marked-content operators) about a fifth, the garbage collector about a fifth (the tagged render allocates more, so collections come " +
+    "sooner), the object-stream index and the rest of the file writer most of the remainder. Content deflated at level 1 speeds both variants up and " +
+    "leaves the share where it is (measured); the structure elements stored uncompressed would save about 0.1 M and add 5.7 KB to a 17 KB page.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",

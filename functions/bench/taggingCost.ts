@@ -29,24 +29,17 @@ const V8_FLAGS = ["--predictable", "--hash-seed=1", "--random-seed=1"];
 const VARIANTS = { tagged: true, untagged: false } as const;
 
 /**
- * The worker: plain Node.js running the compiled renderer, as a function instance does (under tsx's
- * loader the heap is another, and with it what the collector costs: 8.9% came out for what is 6.9%
- * without it, measured), rendering the case `count` times and nothing else.
+ * The worker, a plain CommonJS file: the same renderer measured under tsx's loader, or through
+ * `node --eval`, came out at 8.9-9.5% where a script file gives 5.0-5.4% (session 8; the tagged
+ * variant alone costs 0.5 M more there, cause not pinned down: the collector and code layout are the
+ * suspects), so compare changes within one harness.
  */
-const WORKER = `
-const { readFileSync } = require("node:fs");
-const [caseFile, tagged, count] = process.argv.slice(1);
-const { instance, options } = JSON.parse(readFileSync(caseFile, "utf8"));
-const renderer = require(${JSON.stringify(RENDERER_MODULE)});
-const render = { ...options, generatedAt: new Date(options.generatedAt), tagged: tagged === "true" };
-(async () => {
-  for (let i = 0; i < Number(count); i++) await renderer.renderInstancePdf(instance, render);
-})();`;
+const WORKER = join(__dirname, "taggingWorker.cjs");
 
 /** Instructions valgrind counts for a worker process (all of it: start-up, compilation, renders). */
 function instructions(caseFile: string, tagged: boolean, count: number): Promise<number> {
   const args = ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", "--smc-check=all-non-file"];
-  const node = [process.execPath, "--single-threaded", ...V8_FLAGS, "--eval", WORKER, caseFile, String(tagged), String(count)];
+  const node = [process.execPath, "--single-threaded", ...V8_FLAGS, WORKER, RENDERER_MODULE, caseFile, String(tagged), String(count)];
   return new Promise((resolve, reject) => {
     const child = spawn("valgrind", [...args, ...node], { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
