@@ -29,10 +29,11 @@ const V8_FLAGS = ["--predictable", "--hash-seed=1", "--random-seed=1"];
 const VARIANTS = { tagged: true, untagged: false } as const;
 
 /**
- * The worker, a plain CommonJS file: the same renderer measured under tsx's loader, or through
- * `node --eval`, came out at 8.9-9.5% where a script file gives 5.0-5.4% (session 8; the tagged
- * variant alone costs 0.5 M more there, cause not pinned down: the collector and code layout are the
- * suspects), so compare changes within one harness.
+ * The worker, a plain CommonJS file. The same renderer measured through `node --eval`, or with
+ * --perf-basic-prof under callgrind, came out at 9.5% and 8.9% where this set-up gives 5.0-5.4%
+ * (session 8; an earlier build, 8.9% under tsx's loader against 6.9% here): the untagged count holds at 11.7-11.8 M a render, the tagged one is either 12.4 M or
+ * 12.8-12.9 M (cause not found; the collector and code layout are the suspects). Compare changes
+ * within one set-up, and read the share as a range.
  */
 const WORKER = join(__dirname, "taggingWorker.cjs");
 
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     }
     const share = perRender.tagged / perRender.untagged - 1;
     console.log(`[bench:tagging] tagging adds ${(100 * share).toFixed(1)}% instructions to the one-page render (valgrind ${execFileSync("valgrind", ["--version"], { encoding: "utf8" }).trim()})`);
+    console.log("[bench:tagging] other process set-ups gave 8.9-9.5% for the same build (session 8): see WORKER in bench/taggingCost.ts");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
