@@ -31,9 +31,10 @@ const VARIANTS = { tagged: true, untagged: false } as const;
 /**
  * The worker, a plain CommonJS file. The same renderer measured through `node --eval`, or with
  * --perf-basic-prof under callgrind, came out at 9.5% and 8.9% where this set-up gives 5.0-5.4%
- * (session 8; an earlier build, 8.9% under tsx's loader against 6.9% here): the untagged count holds at 11.7-11.8 M a render, the tagged one is either 12.4 M or
- * 12.8-12.9 M (cause not found; the collector and code layout are the suspects). Compare changes
- * within one set-up, and read the share as a range.
+ * (session 8; an earlier build: 8.9% under tsx's loader against 6.9% here). The untagged count
+ * holds at 11.7-11.8 M a render, the tagged one is either 12.4 M or 12.8-12.9 M (cause not found;
+ * the collector and code layout are the suspects). Compare changes within one set-up, and read the
+ * share as a range.
  */
 const WORKER = join(__dirname, "taggingWorker.cjs");
 
