@@ -144,9 +144,10 @@ const HINTS = {
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
     "What tagging adds to the one page, in instructions under valgrind (`npm run bench:tagging`: renders 330 to 1,330, V8 in predictable mode; " +
-    "5.0% after session 8, from about 11%; 8.9-9.5% for the same build in other process set-ups, see WORKER in bench/taggingCost.ts). Where it goes (callgrind, one variant against the other, session 8): deflating the extra bytes about a third " +
-    "(the page's marked content at level 6, the structure elements in the object stream at level 1), building and flattening strings (the structure " +
-    "elements, the marked-content operators) about a fifth, the garbage collector about a fifth (the tagged render allocates more, so collections come " +
+    "5.0% after session 8, from about 11%; 8.9-9.5% for the same build in other process set-ups, see WORKER in bench/taggingCost.ts). " +
+    "Where it goes (callgrind, one variant against the other, session 8): deflating the extra bytes about a third (the page's marked content " +
+    "at level 6, the structure elements in the object stream at level 1), building and flattening strings (the structure elements, the " +
+    "marked-content operators) about a fifth, the garbage collector about a fifth (the tagged render allocates more, so collections come " +
     "sooner), the object-stream index and the rest of the file writer most of the remainder. Content deflated at level 1 speeds both variants up and " +
     "leaves the share where it is (measured); the structure elements stored uncompressed would save about 0.1 M and add 5.7 KB to a 17 KB page.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",

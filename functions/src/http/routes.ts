@@ -142,9 +142,11 @@ const RECENTLY_AUTHORIZED_TTL_MS = 60_000;
 /** "route caller target" of recent authorizations, per instance. */
 const recentlyAuthorized = new TtlCache<true>(RECENTLY_AUTHORIZED_TTL_MS);
 
-/** The promise, marked as handled: a speculative read that is never awaited must not crash the process. */
+/**
+ * `run` started on the next tick (what it throws at once becomes a rejection, answered only after
+ * authorization), its promise marked as handled: a speculative read never awaited must not crash the process.
+ */
 function started<L>(run: () => Promise<L>): Promise<L> {
-  // Run on the next tick: what the load throws at once is a rejection too, answered only after authorization.
   const work = Promise.resolve().then(run);
   work.catch(() => undefined);
   return work;
