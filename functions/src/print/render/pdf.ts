@@ -462,41 +462,52 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
   const pages = pageRefs.map((r) => `${r.objectNumber} 0 R`);
   for (let i = 0; i < count; i++) {
     const { type, parent, kids, alt, scope } = elements[i];
+    const altText = alt === undefined ? undefined : textString(alt);
+    // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the alternative text.
+    out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0));
     // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
     let page = -1;
     for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) / MARKS_PER_PAGE);
     // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    let text = `<</S/${type}/P ${parent < 0 ? root.objectNumber : base + parent} 0 R`;
-    if (page >= 0) text += `/Pg ${pages[page]}`;
-    text += kids.length === 1 ? "/K " : "/K [";
+    out.ascii("<</S/").ascii(type).ascii("/P ").int(parent < 0 ? root.objectNumber : base + parent).ascii(" 0 R");
+    if (page >= 0) out.ascii("/Pg ").ascii(pages[page]);
+    out.ascii(kids.length === 1 ? "/K " : "/K [");
     for (let k = 0; k < kids.length; k++) {
       const kid = kids[k];
-      if (k > 0) text += " ";
+      if (k > 0) out.ascii(" ");
       if (kid >= 0) {
-        text += `${base + kid} 0 R`;
+        out.int(base + kid).ascii(" 0 R");
         continue;
       }
       // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts).
       const code = -1 - kid;
       const onPage = Math.floor(code / MARKS_PER_PAGE);
       const mcid = code - onPage * MARKS_PER_PAGE;
-      text += onPage === page ? `${mcid}` : `<</Type/MCR/Pg ${pages[onPage]}/MCID ${mcid}>>`;
+      if (onPage === page) out.int(mcid);
+      else out.ascii("<</Type/MCR/Pg ").ascii(pages[onPage]).ascii("/MCID ").int(mcid).ascii(">>");
     }
-    if (kids.length !== 1) text += "]";
-    if (alt !== undefined) text += `/Alt ${textString(alt)}`;
-    if (scope) text += `/A<</O/Table/Scope/${scope}>>`;
-    else if (type === "L") text += "/A<</O/List/ListNumbering/None>>";
-    out.add(base + i, `${text}>>`);
+    if (kids.length !== 1) out.ascii("]");
+    if (altText !== undefined) out.ascii("/Alt ").ascii(altText);
+    if (scope) out.ascii("/A<</O/Table/Scope/").ascii(scope).ascii(">>");
+    else if (type === "L") out.ascii("/A<</O/List/ListNumbering/None>>");
+    out.ascii(">>").end();
   }
-  let parentTree = "<</Nums [";
+  out.begin(base + count, 32);
+  out.ascii("<</Nums [");
   for (let page = 0; page < marks.length; page++) {
     const elementsOfPage = marks[page];
-    parentTree += `${page > 0 ? " " : ""}${page} [`;
-    for (let mcid = 0; mcid < elementsOfPage.length; mcid++) parentTree += `${mcid > 0 ? " " : ""}${base + elementsOfPage[mcid]} 0 R`;
-    parentTree += "]";
+    out.room(32 + elementsOfPage.length * 24);
+    if (page > 0) out.ascii(" ");
+    out.int(page).ascii(" [");
+    for (let mcid = 0; mcid < elementsOfPage.length; mcid++) {
+      if (mcid > 0) out.ascii(" ");
+      out.int(base + elementsOfPage[mcid]).ascii(" 0 R");
+    }
+    out.ascii("]");
   }
-  out.add(base + count, `${parentTree}]>>`);
-  out.add(root.objectNumber, `<</Type/StructTreeRoot/K ${base} 0 R/ParentTree ${base + count} 0 R/ParentTreeNextKey ${pageRefs.length}>>`);
+  out.ascii("]>>").end();
+  out.begin(root.objectNumber, 160);
+  out.ascii("<</Type/StructTreeRoot/K ").int(base).ascii(" 0 R/ParentTree ").int(base + count).ascii(" 0 R/ParentTreeNextKey ").int(pageRefs.length).ascii(">>").end();
   return root;
 }
 
