@@ -17,12 +17,6 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", setInterval: "readonly", clearInterval: "readonly" } },
   },
   {
-    // bench:tagging's worker, a plain CommonJS script (bench/taggingWorker.cjs).
-    files: ["**/*.cjs"],
-    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", process: "readonly" } },
-    rules: { "@typescript-eslint/no-require-imports": "off" },
-  },
-  {
     // Tests and the local stack read loosely typed JSON and firebase-tools internals.
     files: ["test/**", "stack/**", "bench/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-require-imports": "off" },

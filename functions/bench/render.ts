@@ -18,6 +18,7 @@ import { loadAverage, machine } from "./machine";
 import { markdown, type Report } from "./report";
 import { whereTimeGoes, type WhereTimeGoes } from "./profile";
 import { setup, type Setup } from "./setup";
+import { pairedTaggingCost, TAGGING_PAIRS, type TaggingPairs } from "./taggingPairs";
 import { median, summarize, type Summary } from "./stats";
 
 export interface RenderOptionsBench {
@@ -61,6 +62,8 @@ export interface EngineCaseResult {
 export interface RenderBenchResult {
   /** Our renderer's time by stage of its pipeline (profile.ts). */
   profiles: WhereTimeGoes[];
+  /** What tagging adds to the one page, ours and Typst's, variants alternating in one process (taggingPairs.ts). */
+  taggingPairs: TaggingPairs[];
   cases: BenchCase[];
   results: EngineCaseResult[];
   setupNotes: string[];
@@ -161,7 +164,22 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
     console.log(`[bench] profile ${c.key} (ours, 3 s under the sampling profiler)`);
     profiles.push(whereTimeGoes(casesFile, c));
   }
-  return { cases, results, setupNotes: s.notes, options, outDir, profiles };
+  // What tagging adds, untagged and tagged renders alternating in one process (the separate runs above
+  // meet the machine at different moments: their medians are for the table, not for a share of 5%).
+  const taggingPairs: TaggingPairs[] = [];
+  const onePage = cases.find((c) => c.key === "one-page");
+  for (const [untagged, tagged] of TAGGING_PAIRS) {
+    const peer = PEER_OF[tagged];
+    if (!onePage || !options.engines.includes(untagged) || !options.engines.includes(tagged) || (peer && s.unavailable[peer])) continue;
+    try {
+      const pairs = pairedTaggingCost(casesFile, onePage, untagged, tagged, options.processes, options.budget.budgetMs, s.env);
+      console.log(`[bench] tagging pairs ${untagged}/${tagged} ${onePage.key}: ${pairs.untaggedMs.median.toFixed(2)} -> ${pairs.taggedMs.median.toFixed(2)} ms (${(pairs.share * 100).toFixed(1)}%)`);
+      taggingPairs.push(pairs);
+    } catch (err) {
+      console.log(`[bench] ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { cases, results, setupNotes: s.notes, options, outDir, profiles, taggingPairs };
 }
 
 /** Options of a run of this file alone (see the header). */
