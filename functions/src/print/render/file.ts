@@ -20,6 +20,8 @@ const OBJECT_STREAM_LEVEL = 1;
 
 /** Writes a whole number from 0 in decimal at `at`; returns where it ends. */
 function writeInt(buffer: Buffer, at: number, value: number): number {
+  // Anything else would write bytes that are not digits, silently.
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`writeInt: ${value} is not a whole number from 0`);
   let digits = 1;
   for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
   const end = at + digits;

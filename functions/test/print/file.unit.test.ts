@@ -1,0 +1,41 @@
+// The PDF file writer (src/print/render/file.ts): objects written as bytes into object streams, read
+// back by qpdf, which checks the cross-reference stream and each object stream's index.
+
+import { PDFDocument, PDFName, PDFRef } from "pdf-lib";
+import { describe, expect, it } from "vitest";
+import { PackedObjects, writePdfFile } from "../../src/print/render/file";
+import { qpdfCheck, qpdfObjects, resolve } from "./pdfChecks";
+
+describe("writePdfFile and PackedObjects", () => {
+  it("writes objects given as bytes, past one object stream, with object numbers and offsets of many digits, as qpdf reads them", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([200, 200]);
+    const context = doc.context;
+    // 450 objects: three object streams of at most 200; numbers from 5 digits up (the context's own objects come first).
+    const first = 10_000;
+    context.largestObjectNumber = first + 449;
+    const packed = new PackedObjects();
+    for (let i = 0; i < 450; i++) {
+      const number = first + i;
+      // Each refers to the next, and holds a number as large as the writer takes.
+      packed.begin(number, 96).ascii("<</Kind/Test/Next ").int(i < 449 ? number + 1 : first).ascii(" 0 R/Big ").int(Number.MAX_SAFE_INTEGER).ascii("/Zero ").int(0).ascii(">>").end();
+    }
+    doc.catalog.set(PDFName.of("Test"), PDFRef.of(first));
+    await doc.flush();
+    const bytes = writePdfFile(context, packed);
+
+    expect(() => qpdfCheck(bytes)).not.toThrow();
+    const objects = qpdfObjects(bytes);
+    for (const i of [0, 199, 200, 449]) {
+      expect(resolve(objects, `${first + i} 0 R`)).toEqual({ "/Kind": "/Test", "/Next": `${i < 449 ? first + i + 1 : first} 0 R`, "/Big": Number.MAX_SAFE_INTEGER, "/Zero": 0 });
+    }
+    // Ours after the context's catalog, page tree and page: 453 objects.
+    const objectStreams = Object.values(objects).filter((o) => o.stream?.dict["/Type"] === "/ObjStm");
+    expect(objectStreams.map((o) => o.stream.dict["/N"]).sort((a, b) => a - b)).toEqual([53, 200, 200]);
+  });
+
+  it("refuses a number that is not a whole number from 0, rather than write bytes that are not digits", () => {
+    const packed = new PackedObjects().begin(1, 64);
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) expect(() => packed.int(bad)).toThrow(RangeError);
+  });
+});
