@@ -106,6 +106,7 @@ function renderSection(r: RenderBenchResult): string {
     "- What tagging adds (the target on Typst's share): untagged and tagged renders of the one page alternate, render by render, in one worker process (bench/taggingPairs.ts; " +
       `${r.options.processes} processes per engine, ${r.options.budget.budgetMs / 1000} s each, after ${WARMUP} renders of each to warm up): this machine's speed moves in phases of seconds, ` +
       "and medians from separate processes, seconds apart, put tagging's share of one build at +58% where pairs measured 11-14%. " +
+      "The share and the time added are medians over the pairs (tagged / untagged - 1, tagged - untagged), each pair meeting one phase. " +
       (r.taggingPairs?.length
         ? `Paired: ${r.taggingPairs.map((p) => `${p.tagged} ${signed(p.share, pct1)} (per process ${signed(p.processShares.min, pct1)} to ${signed(p.processShares.max, pct1)})`).join(", ")}.`
         : "Not run here: the table's medians stand in for it."),
@@ -152,8 +153,8 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, as paired renders (`npm run bench:tagging`, the measurement this report uses): 10.7% (+0.12 ms) after session 9, " +
-    "from about 12%; Typst's 3-4% is +0.26 ms. Where it goes (session 9, timed inside paired renders): deflating the extra bytes about a third (the object " +
+    "What tagging adds to the one page, as paired renders (`npm run bench:tagging`, the measurement this report uses): 9-12% (+0.12-0.20 ms) in " +
+    "session 9's runs, about a point less than before its changes; Typst's 3-4% is +0.25-0.40 ms. Where it goes (session 9, timed inside paired renders): deflating the extra bytes about a third (the object " +
     "stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; the page's 2.3 KB of marked-content operators at level 6), writing " +
     "the structure elements about a fifth (25 µs), the XMP packet 15 µs, the rest marking content during layout. Code run once a render runs at a " +
     "quarter of its speed in a loop (the XMP packet: 3 µs in a loop, 14 µs in a render; each render allocates 0.9 MB, and caches are cold), so " +
@@ -237,7 +238,7 @@ function targets(r: Report): Target[] {
       // Measured as paired renders (taggingPairs.ts) when the run has them; else from the separate medians above.
       const paired = (tagged: EngineName): { share: number; addedMs: number; how: string } | undefined => {
         const p = rb.taggingPairs?.find((x) => x.tagged === tagged);
-        if (p) return { share: p.share, addedMs: p.taggedMs.median - p.untaggedMs.median, how: `${fmt(p.untaggedMs.median)} -> ${fmt(p.taggedMs.median)} ms` };
+        if (p) return { share: p.share, addedMs: p.addedMs, how: `${fmt(p.untaggedMs.median)} -> ${fmt(p.taggedMs.median)} ms, paired` };
         const [u, t] = tagged === "ours" ? [find(rb, "ours-untagged", "one-page"), one] : [find(rb, "typst", "one-page"), find(rb, "typst-tagged", "one-page")];
         if (!u?.timeMs || !t?.timeMs) return undefined;
         return { share: t.timeMs.median / u.timeMs.median - 1, addedMs: t.timeMs.median - u.timeMs.median, how: `${fmt(u.timeMs.median)} -> ${fmt(t.timeMs.median)} ms, separate processes` };

@@ -2,8 +2,8 @@
 // render in one worker process, so that both meet the same machine. This machine's speed moves in
 // phases of seconds (a one-page render takes 1.2 ms for a while, then 2.5 ms, every engine alike:
 // measured), so variants timed in separate processes, seconds apart, do not compare: for one build
-// they gave tagging +58% of our one page where pairs give 11-14%. Paired, the share repeats within
-// about a point from run to run.
+// they gave tagging +58% of our one page where pairs give 11-14%. Paired, the share stays within a
+// few points from run to run (ours 9-12% in five runs of session 9, with the machine's phase).
 //   npm run bench:tagging     ours and Typst on the one-page case, 3 processes of 3 s each (npm run
 //                             bench measures the same after its table: render.ts)
 //   node --import tsx bench/taggingPairs.ts --worker <untagged engine> <tagged engine> <cases.json> <case key> <budget ms>
@@ -27,6 +27,7 @@ export const TAGGING_PAIRS = [
 /** Renders of each variant before timing (JIT and caches warm). */
 export const WARMUP = 20;
 
+/** The ms of each render, pair by pair: untaggedMs[i] and taggedMs[i] ran one after the other. */
 interface PairWorkerResult {
   untaggedMs: number[];
   taggedMs: number[];
@@ -39,9 +40,14 @@ export interface TaggingPairs {
   /** ms per render of each variant, every process pooled. */
   untaggedMs: Summary;
   taggedMs: Summary;
-  /** Pooled medians: tagged / untagged - 1. */
+  /**
+   * The median of tagged / untagged - 1 over every pair: each pair meets one phase of the machine
+   * (pooled medians of processes that met different phases can fall outside every process's share).
+   */
   share: number;
-  /** The same per process (its spread). */
+  /** The median of tagged - untagged over every pair, ms. */
+  addedMs: number;
+  /** The share per process (its spread). */
   processShares: Summary;
 }
 
@@ -60,16 +66,16 @@ export function pairedTaggingCost(casesFile: string, c: BenchCase, untagged: Eng
     if (r.status !== 0 || !line) throw new Error(`tagging pairs ${untagged}/${tagged} on ${c.key} failed (exit ${r.status ?? r.signal}): ${(r.stderr || "").trim().split("\n").slice(0, 3).join(" | ")}`);
     runs.push(JSON.parse(line.slice("RESULT ".length)) as PairWorkerResult);
   }
-  const untaggedMs = summarize(runs.flatMap((r) => r.untaggedMs));
-  const taggedMs = summarize(runs.flatMap((r) => r.taggedMs));
+  const shares = (r: PairWorkerResult): number[] => r.taggedMs.map((t, i) => t / r.untaggedMs[i] - 1);
   return {
     caseKey: c.key,
     untagged,
     tagged,
-    untaggedMs,
-    taggedMs,
-    share: taggedMs.median / untaggedMs.median - 1,
-    processShares: summarize(runs.map((r) => median(r.taggedMs) / median(r.untaggedMs) - 1)),
+    untaggedMs: summarize(runs.flatMap((r) => r.untaggedMs)),
+    taggedMs: summarize(runs.flatMap((r) => r.taggedMs)),
+    share: median(runs.flatMap(shares)),
+    addedMs: median(runs.flatMap((r) => r.taggedMs.map((t, i) => t - r.untaggedMs[i]))),
+    processShares: summarize(runs.map((r) => median(shares(r)))),
   };
 }
 
@@ -114,8 +120,8 @@ async function standalone(): Promise<void> {
       const p = pairedTaggingCost(casesFile, onePage, untagged, tagged, 3, 3000, s.env);
       const pct = (x: number): string => `${x < 0 ? "" : "+"}${(100 * x).toFixed(1)}%`;
       console.log(
-        `[bench:tagging] ${tagged.padEnd(12)} ${p.untaggedMs.median.toFixed(3)} -> ${p.taggedMs.median.toFixed(3)} ms a render: ${pct(p.share)} ` +
-          `(+${(p.taggedMs.median - p.untaggedMs.median).toFixed(3)} ms; per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
+        `[bench:tagging] ${tagged.padEnd(12)} ${p.untaggedMs.median.toFixed(3)} -> ${p.taggedMs.median.toFixed(3)} ms a render (medians): ${pct(p.share)} ` +
+          `(+${p.addedMs.toFixed(3)} ms; per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
       );
     }
   } finally {
