@@ -154,8 +154,9 @@ const HINTS = {
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
     "What tagging adds to the one page, as paired renders (`npm run bench:tagging`, the measurement this report uses): 9-12% (+0.12-0.20 ms) in " +
-    "session 9's runs, about a point less than before its changes; Typst's 3-4% is +0.25-0.40 ms. Where it goes (session 9, timed inside paired renders): deflating the extra bytes about a third (the object " +
-    "stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; the page's 2.3 KB of marked-content operators at level 6), writing " +
+    "session 9's runs, about a point less than before its changes; Typst's 3-4% is +0.25-0.40 ms. Where it goes (session 9, timed inside paired " +
+    "renders): deflating the extra bytes about a third (the object stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; " +
+    "the page's 2.3 KB of marked-content operators at level 6), writing " +
     "the structure elements about a fifth (25 µs), the XMP packet 15 µs, the rest marking content during layout. Code run once a render runs at a " +
     "quarter of its speed in a loop (the XMP packet: 3 µs in a loop, 14 µs in a render; each render allocates 0.9 MB, and caches are cold), so " +
     "building the packet from pre-encoded parts saved nothing (measured). Marking the content alone, without the structure tree and the XMP " +
