@@ -121,7 +121,7 @@ async function standalone(): Promise<void> {
       const pct = (x: number): string => `${x < 0 ? "" : "+"}${(100 * x).toFixed(1)}%`;
       console.log(
         `[bench:tagging] ${tagged.padEnd(12)} ${p.untaggedMs.median.toFixed(3)} -> ${p.taggedMs.median.toFixed(3)} ms a render (medians): ${pct(p.share)} ` +
-          `(+${p.addedMs.toFixed(3)} ms; per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
+          `(${p.addedMs < 0 ? "" : "+"}${p.addedMs.toFixed(3)} ms; per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
       );
     }
   } finally {
