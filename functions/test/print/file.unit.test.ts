@@ -18,7 +18,7 @@ describe("writePdfFile and PackedObjects", () => {
     for (let i = 0; i < 450; i++) {
       const number = first + i;
       // Each refers to the next, and holds a number as large as the writer takes.
-      packed.begin(number, 96).ascii("<</Kind/Test/Next ").int(i < 449 ? number + 1 : first).ascii(" 0 R/Big ").int(Number.MAX_SAFE_INTEGER).ascii("/Zero ").int(0).ascii(">>").end();
+      packed.begin(number, 96).text("<</Kind/Test/Next ").int(i < 449 ? number + 1 : first).text(" 0 R/Big ").int(Number.MAX_SAFE_INTEGER).text("/Zero ").int(0).text(">>").end();
     }
     doc.catalog.set(PDFName.of("Test"), PDFRef.of(first));
     await doc.flush();

@@ -48,7 +48,7 @@ export class PackedObjects {
   /** Where each object ends in the buffer (its separator included). */
   readonly ends: number[] = [];
 
-  /** Starts object `number`, with room for `bytes` bytes of it (ascii and int write without checking). */
+  /** Starts object `number`, with room for `bytes` bytes of it (text, int and ref write without checking). */
   begin(number: number, bytes: number): this {
     this.numbers.push(number);
     return this.room(bytes);
@@ -64,7 +64,7 @@ export class PackedObjects {
   }
 
   /** Text of Latin-1 characters (PDF syntax: names, keys, hex strings), in the room made. */
-  ascii(text: string): this {
+  text(text: string): this {
     const { buffer } = this;
     let at = this.length;
     for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
@@ -76,6 +76,11 @@ export class PackedObjects {
   int(value: number): this {
     this.length = writeInt(this.buffer, this.length, value);
     return this;
+  }
+
+  /** An indirect reference, "n 0 R", in the room made. */
+  ref(number: number): this {
+    return this.int(number).text(" 0 R");
   }
 
   /** Ends the object begun last. */

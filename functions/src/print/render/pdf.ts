@@ -469,14 +469,14 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     let page = -1;
     for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) / MARKS_PER_PAGE);
     // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    out.ascii("<</S/").ascii(type).ascii("/P ").int(parent < 0 ? root.objectNumber : base + parent).ascii(" 0 R");
-    if (page >= 0) out.ascii("/Pg ").ascii(pages[page]);
-    out.ascii(kids.length === 1 ? "/K " : "/K [");
+    out.text("<</S/").text(type).text("/P ").ref(parent < 0 ? root.objectNumber : base + parent);
+    if (page >= 0) out.text("/Pg ").text(pages[page]);
+    out.text(kids.length === 1 ? "/K " : "/K [");
     for (let k = 0; k < kids.length; k++) {
       const kid = kids[k];
-      if (k > 0) out.ascii(" ");
+      if (k > 0) out.text(" ");
       if (kid >= 0) {
-        out.int(base + kid).ascii(" 0 R");
+        out.ref(base + kid);
         continue;
       }
       // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts).
@@ -484,30 +484,30 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
       const onPage = Math.floor(code / MARKS_PER_PAGE);
       const mcid = code - onPage * MARKS_PER_PAGE;
       if (onPage === page) out.int(mcid);
-      else out.ascii("<</Type/MCR/Pg ").ascii(pages[onPage]).ascii("/MCID ").int(mcid).ascii(">>");
+      else out.text("<</Type/MCR/Pg ").text(pages[onPage]).text("/MCID ").int(mcid).text(">>");
     }
-    if (kids.length !== 1) out.ascii("]");
-    if (altText !== undefined) out.ascii("/Alt ").ascii(altText);
-    if (scope) out.ascii("/A<</O/Table/Scope/").ascii(scope).ascii(">>");
-    else if (type === "L") out.ascii("/A<</O/List/ListNumbering/None>>");
-    out.ascii(">>").end();
+    if (kids.length !== 1) out.text("]");
+    if (altText !== undefined) out.text("/Alt ").text(altText);
+    if (scope) out.text("/A<</O/Table/Scope/").text(scope).text(">>");
+    else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
+    out.text(">>").end();
   }
   out.begin(base + count, 32);
-  out.ascii("<</Nums [");
+  out.text("<</Nums [");
   for (let page = 0; page < marks.length; page++) {
     const elementsOfPage = marks[page];
     out.room(32 + elementsOfPage.length * 24);
-    if (page > 0) out.ascii(" ");
-    out.int(page).ascii(" [");
+    if (page > 0) out.text(" ");
+    out.int(page).text(" [");
     for (let mcid = 0; mcid < elementsOfPage.length; mcid++) {
-      if (mcid > 0) out.ascii(" ");
-      out.int(base + elementsOfPage[mcid]).ascii(" 0 R");
+      if (mcid > 0) out.text(" ");
+      out.ref(base + elementsOfPage[mcid]);
     }
-    out.ascii("]");
+    out.text("]");
   }
-  out.ascii("]>>").end();
+  out.text("]>>").end();
   out.begin(root.objectNumber, 160);
-  out.ascii("<</Type/StructTreeRoot/K ").int(base).ascii(" 0 R/ParentTree ").int(base + count).ascii(" 0 R/ParentTreeNextKey ").int(pageRefs.length).ascii(">>").end();
+  out.text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length).text(">>").end();
   return root;
 }
 
