@@ -1,5 +1,6 @@
 // What the benchmark needs before it can run, installed by the benchmark itself (and said so):
-// - lib/ (the compiled functions), built with `npm run build` when missing;
+// - lib/ (the compiled functions, what the bench measures), built with `npm run build` when missing or
+//   older than a file of src/;
 // - puppeteer-core, pdfmake and @myriaddreamin/typst-ts-node-compiler (with its prebuilt binary, an
 //   optional per-platform package), devDependencies of functions/package.json: `npm install` when missing;
 // - Debian's chromium (/usr/bin/chromium), through apt-get when missing (as root, or with sudo -n);
@@ -8,7 +9,7 @@
 // Each step that fails leaves a reason; the peer it concerns is then reported as unavailable.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureDebianPackage } from "../stack/debianPackages";
@@ -50,9 +51,21 @@ export interface Setup {
   notes: string[];
 }
 
+/** The newest modification time of a file under `dir`, ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds lib/ when it is missing or older than src/: the bench would otherwise time code that is not the source's. */
 export function ensureBuilt(): void {
-  if (existsSync(join(FUNCTIONS_DIR, "lib", "index.js")) && existsSync(join(FUNCTIONS_DIR, "lib", "print", "render", "index.js"))) return;
-  say("lib/ is missing: building the functions (npm run build)");
+  const built = [join(FUNCTIONS_DIR, "lib", "index.js"), join(FUNCTIONS_DIR, "lib", "print", "render", "index.js")];
+  if (!built.every((f) => existsSync(f))) say("lib/ is missing: building the functions (npm run build)");
+  else if (newestMtime(join(FUNCTIONS_DIR, "src")) > Math.min(...built.map((f) => statSync(f).mtimeMs))) say("lib/ is older than src/: building the functions (npm run build)");
+  else return;
   const r = run("npm", ["run", "build"], { cwd: FUNCTIONS_DIR });
   if (!r.ok) throw new Error(`cannot build lib/: ${r.reason}`);
 }

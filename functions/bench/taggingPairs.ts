@@ -4,6 +4,9 @@
 // measured), so variants timed in separate processes, seconds apart, do not compare: for one build
 // they gave tagging +58% of our one page where pairs give 11-14%. Paired, the share stays within a
 // few points from run to run (ours 9-12% in five runs of session 9, with the machine's phase).
+// Both variants share one heap: collector work that the tagged render's allocations cause can land in
+// an untagged render, so the share may come out a little low (the orders alternate pair by pair).
+// Measures lib/ (what the function runs); setup builds it first when src/ is newer.
 //   npm run bench:tagging     ours and Typst on the one-page case, 3 processes of 3 s each (npm run
 //                             bench measures the same after its table: render.ts)
 //   node --import tsx bench/taggingPairs.ts --worker <untagged engine> <tagged engine> <cases.json> <case key> <budget ms>
@@ -120,8 +123,8 @@ async function standalone(): Promise<void> {
       const p = pairedTaggingCost(casesFile, onePage, untagged, tagged, 3, 3000, s.env);
       const pct = (x: number): string => `${x < 0 ? "" : "+"}${(100 * x).toFixed(1)}%`;
       console.log(
-        `[bench:tagging] ${tagged.padEnd(12)} ${p.untaggedMs.median.toFixed(3)} -> ${p.taggedMs.median.toFixed(3)} ms a render (medians): ${pct(p.share)} ` +
-          `(${p.addedMs < 0 ? "" : "+"}${p.addedMs.toFixed(3)} ms; per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
+        `[bench:tagging] ${tagged.padEnd(12)} ${p.untaggedMs.median.toFixed(3)} -> ${p.taggedMs.median.toFixed(3)} ms a render (pooled medians); per pair (median): ${pct(p.share)}, ` +
+          `${p.addedMs < 0 ? "" : "+"}${p.addedMs.toFixed(3)} ms (per process ${pct(p.processShares.min)} to ${pct(p.processShares.max)}; ${p.untaggedMs.n} pairs)`,
       );
     }
   } finally {

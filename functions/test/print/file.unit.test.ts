@@ -7,7 +7,7 @@ import { PackedObjects, writePdfFile } from "../../src/print/render/file";
 import { qpdfCheck, qpdfObjects, resolve } from "./pdfChecks";
 
 describe("writePdfFile and PackedObjects", () => {
-  it("writes objects given as bytes, past one object stream, with object numbers and offsets of many digits, as qpdf reads them", async () => {
+  it("writes objects given as bytes, over three object streams, with object numbers of five digits and values of up to sixteen, as qpdf reads them", async () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
     doc.addPage([200, 200]);
     const context = doc.context;

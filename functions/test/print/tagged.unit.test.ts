@@ -133,6 +133,25 @@ describe("tagged PDF (PDF/UA-1)", () => {
     for (const content of pageContents(bytes)) expect(content).toMatch(/\/Figure <<\/MCID \d+>> BDC q [\d. ]+ cm \/Im1 Do Q EMC/);
   });
 
+  it("writes alternative texts long enough to outgrow the structure writer's buffer, each whole", async () => {
+    const jpeg = await sharp({ create: { width: 30, height: 20, channels: 3, background: "#3060a0" } }).jpeg().toBuffer();
+    const photo: PreparedImage = { format: "jpeg", bytes: new Uint8Array(jpeg), width: 30, height: 20, channels: 3 };
+    // UTF-16 hex takes 4 bytes a character: 12 to 80 KB of /Alt each, past the writer's first 16 KB and what the captions' own lines
+    // make room for (one script, so few marked-content sequences a line).
+    const captions = [20000, 3000, 12000].map((n, i) => `${i}: ${"Prüfung der Anlage, Ventil geöffnet; ".repeat(n / 30)}`.slice(0, n));
+    const { bytes } = await renderInstancePdf(
+      {
+        title: "Long captions",
+        objectTypeName: "Inspection",
+        sections: [{ title: "Evidence", fields: captions.map((caption, i) => ({ label: `Photo ${i}`, type: "image" as const, value: { storagePath: "a.jpg", caption } })) }],
+      },
+      { ...options, images: new Map([["a.jpg", photo]]) },
+    );
+    expect(qpdfCheck(bytes)).toContain("No syntax or stream encoding errors found");
+    const figures = Object.values(qpdfObjects(bytes)).map((o) => o.value).filter((v) => v?.["/S"] === "/Figure");
+    expect(figures.map((f) => f["/Alt"])).toEqual(captions.map((c) => `u:${c}`));
+  });
+
   it("marks runs in another script with their language; the document's own script needs none", async () => {
     const [content] = pageContents((await renderInstancePdf(inspection, options)).bytes);
     // Its own marked-content sequence (never nested: poppler's structure reader drops nested text), with /Lang.
