@@ -157,11 +157,10 @@ const HINTS = {
     "session 9's runs, about a point less than before its changes; Typst's 3-4% is +0.25-0.40 ms. Where it goes (session 9, timed inside paired " +
     "renders): deflating the extra bytes about a third (the object stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; " +
     "the page's 2.3 KB of marked-content operators at level 6), writing " +
-    "the structure elements about a fifth (25 µs), the XMP packet 15 µs, the rest marking content during layout. Code run once a render runs at a " +
-    "quarter of its speed in a loop (the XMP packet: 3 µs in a loop, 14 µs in a render; each render allocates 0.9 MB, and caches are cold), so " +
-    "building the packet from pre-encoded parts saved nothing (measured). Marking the content alone, without the structure tree and the XMP " +
-    "packet, adds 4.7-5.4% (measured), so 5% leaves them nothing. The structure elements stored uncompressed would save about 30 µs and add " +
-    "5.7 KB to a 17 KB page; not done.",
+    "the structure elements about a fifth (25 µs), the rest marking content during layout (the XMP packet, 15 µs, is written untagged too since " +
+    "session 10, as Typst does: about a point less). Code run once a render runs at a quarter of its speed in a loop (each render allocates " +
+    "0.9 MB, and caches are cold). Marking the content alone, without the structure tree, adds 4.7-5.4% (measured), so 5% leaves the tree " +
+    "nothing. The structure elements stored uncompressed, as Typst stores its own, would save about 30 µs and add 5.7 KB to a 17 KB page; not done.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",

@@ -208,6 +208,13 @@ describe("tagged PDF (PDF/UA-1)", () => {
     const { bytes } = await renderInstancePdf(inspection, { ...options, tagged: false });
     expect(pdfInfo(bytes).Tagged).toBe("no");
     expect(pageContents(bytes)[0]).not.toMatch(/BDC|BMC/);
+    // Its metadata all the same (as Typst's untagged PDF has), claiming no PDF/UA.
+    const objects = qpdfObjects(bytes);
+    const { catalog } = catalogOf(objects);
+    expect(catalog["/StructTreeRoot"]).toBeUndefined();
+    const xmp = streamText(bytes, catalog["/Metadata"]);
+    expect(xmp).toContain("<dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">Boiler inspection B-12</rdf:li>");
+    expect(xmp).not.toContain("pdfuaid:part");
   });
 });
 

@@ -533,8 +533,8 @@ const PDFA_CLAIM =
   `</rdf:li></rdf:Bag></pdfaExtension:schemas>`;
 const XMP_PRODUCER = `<pdf:Producer>${xml(PRODUCER)}</pdf:Producer><xmp:CreatorTool>${xml(PRODUCER)}</xmp:CreatorTool>`;
 
-/** The XMP metadata packet: the document information again (PDF/UA and PDF/A ask for both, equal), and the conformance it claims. */
-function xmpMetadata(meta: PdfMetadata, pdfA: boolean): Buffer {
+/** The XMP metadata packet: the document information again (PDF/UA and PDF/A ask for both, equal), and the conformance it claims (PDF/UA-1 when tagged). */
+function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): Buffer {
   const date = meta.date.toISOString().replace(/\.\d{3}Z$/, "Z");
   const packet =
     XMP_HEAD +
@@ -545,7 +545,7 @@ function xmpMetadata(meta: PdfMetadata, pdfA: boolean): Buffer {
     `<dc:language><rdf:Bag><rdf:li>${xml(meta.language)}</rdf:li></rdf:Bag></dc:language>` +
     `<pdf:Keywords>${xml(meta.keywords.join(" "))}</pdf:Keywords>${XMP_PRODUCER}` +
     `<xmp:CreateDate>${date}</xmp:CreateDate><xmp:ModifyDate>${date}</xmp:ModifyDate>` +
-    `<pdfuaid:part>1</pdfuaid:part>` +
+    (tagged ? `<pdfuaid:part>1</pdfuaid:part>` : "") +
     (pdfA ? PDFA_CLAIM : "") +
     `</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>`;
   return Buffer.concat([XPACKET_BEGIN, Buffer.from(packet, "utf8")]);
@@ -609,9 +609,11 @@ export async function assemblePdf(
     const catalog = doc.catalog;
     catalog.set(NAMES.StructTreeRoot, writeStructure(context, structure, pageRefs, packed));
     catalog.set(NAMES.MarkInfo, context.obj({ Marked: true }));
-    // Uncompressed, as PDF/A wants it (and a reader of the file can find it).
-    catalog.set(NAMES.Metadata, context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, outputIntent !== undefined))));
   }
+  // Uncompressed, as PDF/A wants it (and a reader of the file can find it). Untagged output (the
+  // benchmark's measure of tagging) has it too, without the PDF/UA claim: metadata is not tagging, and
+  // Typst's untagged PDF, the reference of that measure, carries its XMP packet as well.
+  doc.catalog.set(NAMES.Metadata, context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, structure !== undefined, outputIntent !== undefined))));
   if (outputIntent) {
     const profile = context.register(streamOf(context, outputIntent.profile, { N: 3 }));
     doc.catalog.set(
