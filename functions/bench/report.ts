@@ -153,12 +153,12 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page, as paired renders (`npm run bench:tagging`, the measurement this report uses): 9-12% (+0.12-0.20 ms) in " +
-    "session 9's runs, about a point less than before its changes; Typst's 3-4% is +0.25-0.40 ms. Where it goes (session 9, timed inside paired " +
+    "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds about half " +
+    "what Typst's adds, as a share of a page five times faster it adds more. Where it goes (session 9, timed inside paired " +
     "renders): deflating the extra bytes about a third (the object stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; " +
     "the page's 2.3 KB of marked-content operators at level 6), writing " +
     "the structure elements about a fifth (25 µs), the rest marking content during layout (the XMP packet, 15 µs, is written untagged too since " +
-    "session 10, as Typst does: about a point less). Code run once a render runs at a quarter of its speed in a loop (each render allocates " +
+    "session 10, as Typst does: about a point less, estimated). Code run once a render runs at a quarter of its speed in a loop (each render allocates " +
     "0.9 MB, and caches are cold). Marking the content alone, without the structure tree, adds 4.7-5.4% (measured), so 5% leaves the tree " +
     "nothing. The structure elements stored uncompressed, as Typst stores its own, would save about 30 µs and add 5.7 KB to a 17 KB page; not done.",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",

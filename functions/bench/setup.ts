@@ -1,6 +1,6 @@
 // What the benchmark needs before it can run, installed by the benchmark itself (and said so):
-// - lib/ (the compiled functions, what the bench measures), built with `npm run build` when missing or
-//   older than a file of src/;
+// - lib/ (the compiled functions, what the bench measures), built with `npm run build` when missing,
+//   compiled again when older than a file of src/;
 // - puppeteer-core, pdfmake and @myriaddreamin/typst-ts-node-compiler (with its prebuilt binary, an
 //   optional per-platform package), devDependencies of functions/package.json: `npm install` when missing;
 // - Debian's chromium (/usr/bin/chromium), through apt-get when missing (as root, or with sudo -n);
@@ -60,14 +60,28 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds lib/ when it is missing or older than src/: the bench would otherwise time code that is not the source's. */
+let built = false;
+
+/**
+ * Builds lib/ when it is missing, and compiles src/ into it again when a file of src/ is newer (the
+ * bench would otherwise time code that is not the source's): in place, without the build's clean
+ * and web steps, which would pull lib/ and the playground from under a running stack, and without
+ * writing anything on a type error (else a failed build would look fresh to the next run). Once a
+ * process: an edit made during a run does not mix two builds into one report.
+ */
 export function ensureBuilt(): void {
-  const built = [join(FUNCTIONS_DIR, "lib", "index.js"), join(FUNCTIONS_DIR, "lib", "print", "render", "index.js")];
-  if (!built.every((f) => existsSync(f))) say("lib/ is missing: building the functions (npm run build)");
-  else if (newestMtime(join(FUNCTIONS_DIR, "src")) > Math.min(...built.map((f) => statSync(f).mtimeMs))) say("lib/ is older than src/: building the functions (npm run build)");
-  else return;
-  const r = run("npm", ["run", "build"], { cwd: FUNCTIONS_DIR });
-  if (!r.ok) throw new Error(`cannot build lib/: ${r.reason}`);
+  if (built) return;
+  const outputs = [join(FUNCTIONS_DIR, "lib", "index.js"), join(FUNCTIONS_DIR, "lib", "print", "render", "index.js")];
+  let r: { ok: boolean; reason: string } | undefined;
+  if (!outputs.every((f) => existsSync(f))) {
+    say("lib/ is missing: building the functions (npm run build)");
+    r = run("npm", ["run", "build"], { cwd: FUNCTIONS_DIR });
+  } else if (newestMtime(join(FUNCTIONS_DIR, "src")) > Math.min(...outputs.map((f) => statSync(f).mtimeMs))) {
+    say("lib/ is older than src/: compiling src/ into it again");
+    r = run("npx", ["tsc", "-p", "tsconfig.build.json", "--noEmitOnError"], { cwd: FUNCTIONS_DIR });
+  }
+  if (r && !r.ok) throw new Error(`cannot build lib/: ${r.reason}`);
+  built = true;
 }
 
 const PACKAGES = ["puppeteer-core", "pdfmake", TYPST_PACKAGE];

@@ -38,4 +38,10 @@ describe("writePdfFile and PackedObjects", () => {
     const packed = new PackedObjects().begin(1, 64);
     for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) expect(() => packed.int(bad)).toThrow(RangeError);
   });
+
+  it("refuses an object that outgrew the room made for it, whose bytes past the buffer would be lost", () => {
+    const packed = new PackedObjects();
+    packed.begin(1, 64).text("x".repeat(60)).end();
+    expect(() => packed.begin(2, 64).text("y".repeat(64 * 1024)).end()).toThrow(/object 2 outgrew/);
+  });
 });

@@ -136,8 +136,8 @@ describe("tagged PDF (PDF/UA-1)", () => {
   it("writes alternative texts long enough to outgrow the structure writer's buffer, each whole", async () => {
     const jpeg = await sharp({ create: { width: 30, height: 20, channels: 3, background: "#3060a0" } }).jpeg().toBuffer();
     const photo: PreparedImage = { format: "jpeg", bytes: new Uint8Array(jpeg), width: 30, height: 20, channels: 3 };
-    // UTF-16 hex takes 4 bytes a character: 12 to 80 KB of /Alt each, past the writer's first 16 KB and what the captions' own lines
-    // make room for (one script, so few marked-content sequences a line).
+    // UTF-16 hex takes 4 bytes a character: 80 KB of /Alt in the first, five times the writer's first 16 KB (the others land in room
+    // grown already; PackedObjects.end refuses an object that outgrew its room). One script: few marked-content sequences a line.
     const captions = [20000, 3000, 12000].map((n, i) => `${i}: ${"Prüfung der Anlage, Ventil geöffnet; ".repeat(n / 30)}`.slice(0, n));
     const { bytes } = await renderInstancePdf(
       {

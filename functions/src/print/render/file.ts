@@ -85,6 +85,8 @@ export class PackedObjects {
 
   /** Ends the object begun last. */
   end(): this {
+    // Bytes written past the buffer are dropped without a word: a writer that made too little room fails here, not in a reader.
+    if (this.length >= this.buffer.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
     this.buffer[this.length++] = 0x0a;
     this.ends.push(this.length);
     return this;
