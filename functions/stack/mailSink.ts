@@ -29,7 +29,7 @@ export interface CapturedMessage {
 
 /** The part of SendGrid's v3 mail body that the sink checks; the rest is kept as sent. */
 export interface SendGridMail {
-  personalizations: { to: { email: string; name?: string }[]; cc?: { email: string }[]; subject?: string }[];
+  personalizations: { to: { email: string; name?: string }[]; cc?: { email: string }[]; bcc?: { email: string }[]; subject?: string }[];
   from: { email: string; name?: string };
   subject?: string;
   content?: { type: string; value: string }[];
@@ -77,6 +77,24 @@ function mailErrors(mail: unknown): { message: string; field: string }[] {
   } else if (m.personalizations.some((p) => !Array.isArray(p?.to) || p.to.length === 0 || p.to.some((t) => typeof t?.email !== "string"))) {
     errors.push({ message: "Each personalization needs at least one recipient email.", field: "personalizations.to" });
   }
+  // SendGrid's rule, with its words: an address once per personalization, in to, cc and bcc together, whatever its case.
+  (m.personalizations ?? []).forEach((p, i) => {
+    const seen = new Set<string>();
+    for (const field of ["to", "cc", "bcc"] as const) {
+      for (const { email } of (Array.isArray(p?.[field]) ? p[field] : []) as { email?: unknown }[]) {
+        const key = String(email).toLowerCase();
+        if (!seen.has(key)) {
+          seen.add(key);
+          continue;
+        }
+        errors.push({
+          message: `Each email address in the personalization block should be unique between to, cc, and bcc. We found the first duplicate instance of [${String(email)}] in the personalizations.${i}.${field} field.`,
+          field: `personalizations.${i}.${field}`,
+        });
+        return;
+      }
+    }
+  });
   if (typeof m.from?.email !== "string") errors.push({ message: "The from email is required.", field: "from.email" });
   const hasSubject = typeof m.subject === "string" || (m.personalizations ?? []).every((p) => typeof p?.subject === "string");
   if (!hasSubject) errors.push({ message: "The subject is required.", field: "subject" });

@@ -67,6 +67,19 @@ describe("POST /print/{target}/send-pdf", () => {
     expect(text).toContain("Safety Inspection");
   });
 
+  it("mails each address once, in to before cc, whatever its case, and counts the addresses mailed", async () => {
+    const res = await send({ objectInstanceId: "inspection-short", to: ["one@example.com", "One@Example.com", "two@example.com"], cc: ["TWO@example.com", "boss@example.com", "boss@example.com"] });
+    expect(res.status).toBe(200);
+    expect(res.json.data.recipients).toBe(3);
+    const [message] = await captured();
+    expect(message.body.personalizations[0].to.map((t: { email: string }) => t.email)).toEqual(["one@example.com", "two@example.com"]);
+    expect(message.body.personalizations[0].cc.map((t: { email: string }) => t.email)).toEqual(["boss@example.com"]);
+    // Every cc already in to: no cc at all.
+    await sink("/messages", { method: "DELETE" });
+    expect((await send({ objectInstanceId: "inspection-short", to: "one@example.com", cc: "ONE@EXAMPLE.COM" })).json.data.recipients).toBe(1);
+    expect((await captured())[0].body.personalizations[0].cc ?? []).toEqual([]);
+  });
+
   it("builds the subject, message and file name from the instance title by default", async () => {
     const res = await send({ objectInstanceId: "multilingual", to: "someone@example.com" });
     expect(res.status).toBe(200);

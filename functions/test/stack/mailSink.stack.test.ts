@@ -54,6 +54,18 @@ describe("mail sink", () => {
     expect((await call(`${URLS.mailSink}/messages`)).json).toEqual([]);
   });
 
+  it("rejects an address named twice in to and cc, whatever its case, as SendGrid does", async () => {
+    const mail = { from: "print@example.com", subject: "Your PDF", text: "Attached." };
+    await expect(sgMail.send({ ...mail, to: "one@example.com", cc: "ONE@example.com" })).rejects.toMatchObject({
+      code: 400,
+      response: { body: { errors: [expect.objectContaining({ field: "personalizations.0.cc", message: expect.stringContaining("[ONE@example.com]") })] } },
+    });
+    expect((await call(`${URLS.mailSink}/messages`)).json).toEqual([]);
+    // One address in to and another in cc is a message.
+    const [response] = await sgMail.send({ ...mail, to: "one@example.com", cc: "two@example.com" });
+    expect(response.statusCode).toBe(202);
+  });
+
   it("rejects a send without an API key with 401", async () => {
     const res = await call(`${URLS.mailSink}/v3/mail/send`, { method: "POST", body: {} });
     expect(res.status).toBe(401);

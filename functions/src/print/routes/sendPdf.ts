@@ -41,7 +41,26 @@ const sendPdfBody = z
     ...settingsOverrides,
   })
   // Zod runs this even when an address failed (a format issue does not abort), with that field untransformed: a string is one recipient.
-  .refine((b) => recipientCount(b.to) + recipientCount(b.cc) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] });
+  .refine((b) => recipientCount(b.to) + recipientCount(b.cc) <= MAX_RECIPIENTS, { message: `at most ${MAX_RECIPIENTS} recipients in to and cc together`, path: ["to"] })
+  .transform(({ to, cc, ...rest }) => ({ ...rest, ...uniqueRecipients(to, cc ?? []) }));
+
+/**
+ * Each address once, in to before cc, whatever its case: SendGrid refuses a message that names an
+ * address twice in to and cc (400, which would reach the caller as a 502), and one person needs
+ * one copy. Quotas and the answer count the addresses mailed.
+ */
+export function uniqueRecipients(to: readonly string[], cc: readonly string[]): { to: string[]; cc?: string[] } {
+  const seen = new Set<string>();
+  const once = (list: readonly string[]) =>
+    list.filter((address) => {
+      const key = address.toLowerCase();
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  const unique = { to: once(to), cc: once(cc) };
+  return unique.cc.length > 0 ? unique : { to: unique.to };
+}
 
 /** 413 for a PDF too large for SendGrid (MAX_ATTACHMENT_BYTES); the print route's URL still serves it. */
 export function assertAttachable(sizeBytes: number): void {
