@@ -17,6 +17,9 @@ import * as logs from "../logs";
 export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // "/api/tenant/x/ROLES" is no route: Hosting's rewrites and path rules in front (a Cloud Armor
+  // policy) match case-sensitively, and a case-insensitive app would let a caller step around them.
+  app.enable("case sensitive routing");
   // Only the hop Google's front end appends to X-Forwarded-For; earlier hops are the caller's to forge.
   app.set("trust proxy", 1);
   app.use(requestContext);
@@ -64,7 +67,8 @@ function corsOptions(): cors.CorsOptions {
     origin: origins.includes("*") ? "*" : origins,
     methods: ["GET", "POST", "PUT", "DELETE"],
     allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
-    exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed"],
+    // What a page may read of an answer: its error handling needs Allow (405) and WWW-Authenticate (401) as well.
+    exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed", "Allow", "WWW-Authenticate"],
     maxAge: 600,
   };
 }

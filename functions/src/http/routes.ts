@@ -209,7 +209,7 @@ const patternsOf = (route: AnyRoute): string[] => TARGET_FORMS.map((form) => `${
  * the JSON parser, which leaves their requests alone.
  */
 export function uploadRouter(routes: readonly AnyRoute[]): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   for (const route of routes) {
     if (!route.upload) continue;
     for (const pattern of patternsOf(route)) router[route.method](pattern, ...uploadBody(route.upload));
@@ -219,7 +219,7 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
 
 /** Registers each route under every target form. */
 export function targetRouter(routes: readonly AnyRoute[]): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   for (const route of routes) {
     for (const pattern of patternsOf(route)) router[route.method](pattern, ...pipeline(route, pattern));
   }
@@ -237,7 +237,7 @@ export function methodRouter(routes: readonly AnyRoute[], extra: Record<string, 
   for (const route of routes) {
     for (const pattern of patternsOf(route)) methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
   }
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   for (const [pattern, allowed] of methods) {
     const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
     router.all(pattern, (req, res, next) => {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { getAuth } from "firebase-admin/auth";
 import { Timestamp } from "firebase-admin/firestore";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ID } from "../../stack/config";
+import { PROJECT_ID, URLS } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore, freshTenantAdmin } from "../api/fixtures";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
@@ -102,6 +102,15 @@ describe("authentication", () => {
     const res = await call(`${api}/tenant/acme-north/print-settings/logo`, { method: "POST", headers: { "content-type": "image/png" }, body: "\x89PNG not really" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("PUT");
+  });
+
+  it("matches route words case-sensitively, as Hosting's rewrites and path rules in front of it do: another case is no route (404)", async () => {
+    expect((await call(rolesOf("/tenant/acme-north"), { auth: { bearer: adminToken } })).status).toBe(200);
+    for (const url of [`${api}/tenant/acme-north/ROLES`, `${api}/Tenant/acme-north/roles`, `${URLS.api}/API/tenant/acme-north/roles`, `${printBase}/tenant/acme-north/Print`]) {
+      const res = await call(url, { method: url.endsWith("Print") ? "POST" : "GET", auth: { bearer: adminToken } });
+      expect(res.status, url).toBe(404);
+      expect(res.json, url).toMatchObject({ statusCode: 404, error: "Not Found" });
+    }
   });
 
   it("lets a valid Bearer token through the whole pipeline", async () => {
@@ -445,6 +454,19 @@ describe("cross-cutting", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5000");
     expect(res.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type,Idempotency-Key");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
+  it("lets a page read what it needs of an error: a 401's WWW-Authenticate, a 405's Allow, the request id", async () => {
+    const origin = { origin: "http://localhost:5000" };
+    const refused = await call(rolesOf("/tenant/acme-north"), { headers: origin });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    const wrongMethod = await call(rolesOf("/tenant/acme-north"), { method: "DELETE", headers: origin });
+    expect(wrongMethod.status).toBe(405);
+    for (const res of [refused, wrongMethod]) {
+      expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5000");
+      expect(res.headers.get("access-control-expose-headers")?.split(",")).toEqual(expect.arrayContaining(["X-Request-Id", "Retry-After", "Allow", "WWW-Authenticate"]));
+    }
   });
 
   it("gives no CORS grant to another origin", async () => {
