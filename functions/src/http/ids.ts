@@ -3,10 +3,14 @@ import { badRequest } from "./errors";
 /** The longest id accepted in a path (Firebase Auth uids are at most 128 characters too). */
 export const MAX_ID_LENGTH = 128;
 
+/** Line and paragraph separators, and bidi marks, embeddings, overrides and isolates. */
+export const INVISIBLE_FORMATTING = /[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 /**
  * Why `id` cannot name a Firestore document or an Auth user, or undefined when it can. Firestore
- * forbids `/`, `.`, `..` and ids of the form `__x__`; control characters are refused because no
- * id in this product has them and they only ever appear in probes.
+ * forbids `/`, `.`, `..` and ids of the form `__x__`; control characters (C0, DEL, C1), line
+ * separators and bidi controls are refused because no id in this product has them and they only
+ * ever appear in probes.
  */
 export function idProblem(id: string): string | undefined {
   if (id.length === 0) return "is empty";
@@ -14,8 +18,9 @@ export function idProblem(id: string): string | undefined {
   if (id.includes("/")) return "contains a slash";
   if (id === "." || id === "..") return "is a dot segment";
   if (/^__.*__$/.test(id)) return "is reserved (__...__)";
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(id)) return "contains a control character";
+  if (/\p{Cc}/u.test(id)) return "contains a control character";
+  // Invisible, and they reorder or break the text around them in every message, log line and page that shows the id.
+  if (INVISIBLE_FORMATTING.test(id)) return "contains a line separator or a bidi control";
   return undefined;
 }
 

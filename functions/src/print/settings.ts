@@ -145,6 +145,8 @@ export const brandingSettings = {
   logo: z
     .string()
     .max(1024)
+    // Cloud Storage names no object with them; stored, such a path would print no logo without a word.
+    .regex(ONE_LINE, "must be a storage path without control characters or line breaks")
     .optional()
     .meta({ description: "Storage path of a PNG or JPEG logo under uploads/{target path}/ (PUT print-settings/logo uploads one there)", examples: ["uploads/tenants/acme-north/print-settings/logo.png"] }),
 };

@@ -76,6 +76,7 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       // A lone surrogate: JSON carries it, UTF-8 cannot (Firestore failed on it: a 500).
       [{ footerText: "half an emoji \ud83d" }, "'footerText': is not well-formed Unicode"],
       [{ logo: "uploads/x\udc00.png" }, "'logo': is not well-formed Unicode"],
+      [{ logo: `uploads/tenants/${tenant}/print-settings/logo.png\u0000` }, "'logo': must be a storage path without control characters"],
       [{ accent: "#fff" }, "accent"],
     ] as const) {
       const res = await put(body);

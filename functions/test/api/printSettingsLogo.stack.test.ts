@@ -3,8 +3,10 @@
 // and part of the stored PDF's version; bad bodies and bad stored logos never fail a print.
 
 import { getStorage } from "firebase-admin/storage";
+import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
+import { LOGO_LIMITS } from "../../src/print/pictures";
 import { BUCKET } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { BASES, REQUEST_TIMEOUT_MS, call, idTokenFor } from "../helpers";
@@ -117,6 +119,14 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     // An image with more pixels than a logo may decode, in few bytes.
     const huge = await sharp({ create: { width: 10_000, height: 3_000, channels: 3, background: "#ffffff" } }).png().toBuffer();
     expect((await upload(huge, "image/png")).status).toBe(422);
+    // One that claims 60,000 x 60,000 pixels, past sharp's own limit too: told its size as well.
+    const claimed = Buffer.from(huge);
+    claimed.writeUInt32BE(60_000, 16);
+    claimed.writeUInt32BE(60_000, 20);
+    claimed.writeUInt32BE(crc32(claimed.subarray(12, 29)), 29); // IHDR's type and data
+    const tooLarge = await upload(claimed, "image/png");
+    expect(tooLarge.status).toBe(422);
+    expect(tooLarge.json.message).toBe(`The logo has 3600000000 pixels; the limit is ${LOGO_LIMITS.pixels}.`);
     expect((await upload(png, "image/png", `/tenant/${tenant}`, reader)).status).toBe(401);
     expect(await settings()).toEqual(before);
     expect(await files()).toEqual(stored);

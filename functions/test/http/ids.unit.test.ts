@@ -13,6 +13,12 @@ describe("idProblem", () => {
     ["____", /reserved/],
     ["a\u0000b", /control/],
     ["tab\there", /control/],
+    ["next\u0085line", /control/],
+    ["csi\u009b", /control/],
+    ["line\u2028separator", /separator/],
+    ["exe.\u202egpj", /bidi/],
+    ["isolate\u2066x\u2069", /bidi/],
+    ["mark\u200f", /bidi/],
     ["x".repeat(MAX_ID_LENGTH + 1), /longer/],
   ])("refuses %j", (id, reason) => {
     expect(idProblem(id)).toMatch(reason);
@@ -27,7 +33,7 @@ describe("idProblem", () => {
       fc.property(fc.string({ unit: "binary", maxLength: 200 }), (id) => {
         const firestoreForbids = id === "" || id.includes("/") || id === "." || id === ".." || /^__.*__$/.test(id);
         // eslint-disable-next-line no-control-regex
-        const refusedHere = firestoreForbids || id.length > MAX_ID_LENGTH || /[\u0000-\u001f\u007f]/.test(id);
+        const refusedHere = firestoreForbids || id.length > MAX_ID_LENGTH || /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(id);
         expect(idProblem(id) !== undefined).toBe(refusedHere);
       }),
       { numRuns: 2_000 },

@@ -30,7 +30,8 @@ async function checkedLogo(bytes: Buffer): Promise<"png" | "jpeg"> {
   let format: string | undefined;
   let pixels: number;
   try {
-    const meta = await sharp(bytes).metadata();
+    // The header only (nothing is decoded here): without a limit, so that an image past sharp's own one is told its size (422), not "not an image".
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
     format = meta.format;
     pixels = (meta.width ?? 0) * (meta.height ?? 0);
   } catch {
