@@ -487,6 +487,9 @@ describe("formatting (en-GB, UTC)", () => {
     [-0.02, "-0.02"],
     [-0, "0"],
     [1e21, "1,000,000,000,000,000,000,000"],
+    [1234567890123456, "1,234,567,890,123,456"],
+    [-Number.MAX_SAFE_INTEGER, "-9,007,199,254,740,991"],
+    [1e6 / 3, "333,333.333333333"],
     [Number.NaN, "NaN"],
   ])("number %s -> %s", (n, text) => {
     expect(formatNumber(n)).toBe(text);

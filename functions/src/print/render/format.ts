@@ -3,8 +3,8 @@
 //   - dates:      "4 May 2026" (en-GB), "4. Mai 2026" (de-DE): the calendar date as stored, no zone
 //   - date-times: "4 May 2026 at 13:45 UTC", "6. März 2026 um 00:30 MEZ": in the time zone, with its
 //                 abbreviation or offset, the locale's clock; seconds only when not zero
-//   - numbers:    the locale's separators; groups only from five digits ("2014", "48,250"); up to 15
-//                 significant digits
+//   - numbers:    the locale's separators; groups only from five digits ("2014", "48,250"); whole
+//                 numbers below 2^53 every digit, fractions up to 15 significant digits (0.1 + 0.2: 0.3)
 //   - booleans:   the locale's "Yes" / "No" (words.ts)
 //   - empty:      "—" (EMPTY_MARKER) for null, undefined, "", whitespace only, [] and empty tables
 // Defaults: en-GB, UTC. Output depends on the ICU data of the Node.js release: stored PDFs carry the
@@ -45,6 +45,7 @@ export class Formatter {
   private readonly dateTimeFormat: Intl.DateTimeFormat;
   private readonly dateTimeSecondsFormat: Intl.DateTimeFormat;
   private readonly numberFormat: Intl.NumberFormat;
+  private readonly wholeNumberFormat: Intl.NumberFormat;
 
   constructor(locale: string = DEFAULT_LOCALE, timeZone: string = DEFAULT_TIME_ZONE) {
     this.locale = locale;
@@ -57,6 +58,7 @@ export class Formatter {
     this.dateTimeFormat = new Intl.DateTimeFormat(locale, time);
     this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, second: "2-digit" });
     this.numberFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, useGrouping: "min2" });
+    this.wholeNumberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 0, useGrouping: "min2" });
   }
 
   /** A calendar date (month0: 0-11). */
@@ -86,7 +88,8 @@ export class Formatter {
     if (n === Infinity) return "Infinity";
     if (n === -Infinity) return "-Infinity";
     if (n === 0) return "0"; // also -0
-    return this.numberFormat.format(n);
+    // A whole number is an amount or an id someone typed: every digit. Only fractions carry binary noise.
+    return (Number.isInteger(n) ? this.wholeNumberFormat : this.numberFormat).format(n);
   }
 
   boolean(b: boolean): string {
