@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line } from "../../src/print/render/text";
+import { getFace } from "../../src/print/render/text/fonts";
 
 const graphemeStarts = (text: string): Set<number> =>
   new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
@@ -83,5 +84,59 @@ describe("shaping", () => {
     expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
     expect(line.rtl).toBe(false);
     expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
+  });
+});
+
+describe("invisible formatting characters", () => {
+  const latin = getFace("latin", false);
+  const HYPHEN = latin.glyph(0x2010)!.gid;
+  const visual = (line: Line): string => line.pieces.map((p) => p.glyphs.map((g) => p.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+  const width = (line: Line): number => line.pieces.reduce((w, p) => w + p.glyphs.reduce((v, g) => v + g.adv, 0), 0);
+
+  // The cmap path (plain Latin) and HarfBuzz's (a combining accent in the paragraph) alike.
+  it.each([
+    ["Donau\u00addampf\u00adschiff\u00adfahrts\u00adgesell\u00adschaft\u00adskapitän"],
+    ["Cafe\u0301\u00adrestaurant\u00adbesitzer\u00adverein\u00adigung\u00adsmitglieder"],
+  ])("shows a soft hyphen only where a line breaks after it, as a hyphen standing for it: %s", async (sample) => {
+    const t = await text("de", sample);
+    expect(gids(t.wrap(sample, false, Infinity)[0])).not.toContain(HYPHEN);
+    for (let max = 2000; max <= 12000; max += 500) {
+      const lines = t.wrap(sample, false, max);
+      expect(lines.length, `width ${max}`).toBeGreaterThan(1);
+      let hyphenated = 0;
+      for (const [i, line] of lines.entries()) {
+        const drawn = gids(line);
+        // A line that breaks after a soft hyphen ends with a hyphen standing for it; a line cut where
+        // nothing fits (wider than the hyphen leaves room for) has none, nor has any other place.
+        const atSoftHyphen = visual(line).endsWith("\u00ad");
+        if (i < lines.length - 1 && sample.normalize("NFC")[lines[i + 1].start - 1] !== "\u00ad") expect(atSoftHyphen).toBe(false);
+        if (atSoftHyphen) hyphenated++;
+        expect(drawn.indexOf(HYPHEN), `width ${max} line ${i}`).toBe(atSoftHyphen ? drawn.length - 1 : -1);
+        expect(line.width).toBeCloseTo(width(line), 6);
+        if (atSoftHyphen) expect(line.width, `width ${max} line ${i}`).toBeLessThanOrEqual(max);
+      }
+      expect(hyphenated, `width ${max}`).toBeGreaterThan(0);
+      expect(lineTexts(lines).join("")).toBe(sample.normalize("NFC"));
+    }
+  });
+
+  it.each([["a\u200eb\u200fc\u202ad\u202ce\u2066f\u2069g"], ["a\u200eb\u202ac\u202cd\u0301"]])(
+    "draws direction marks and embedding controls as nothing: %s",
+    async (sample) => {
+      const t = await text("en", sample);
+      const [line] = t.wrap(sample, false, Infinity);
+      const letters = [...sample.normalize("NFC")].filter((c) => /\p{L}/u.test(c));
+      const inked = line.pieces.flatMap((p) => p.glyphs.filter((g) => g.adv > 0 || g.gid !== 3));
+      expect(inked.map((g) => g.gid).filter((g) => !letters.some((c) => latin.glyph(c.codePointAt(0)!)?.gid === g))).toEqual(
+        sample.includes("\u0301") ? [latin.glyph(0x301)?.gid ?? inked.at(-1)!.gid] : [],
+      );
+      expect(line.width).toBeCloseTo(letters.reduce((w, c) => w + latin.glyph(c.codePointAt(0)!)!.adv, 0), 6);
+    },
+  );
+
+  it("honours a right-to-left override in Latin text (UAX #9): the letters inside it run right to left", async () => {
+    const sample = "xy \u202eabc\u202c z";
+    const [line] = (await text("en", sample)).wrap(sample, false, Infinity);
+    expect(visual(line).replace(/[\u202a-\u202e]/g, "")).toBe("xy cba z");
   });
 });

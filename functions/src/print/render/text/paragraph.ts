@@ -7,7 +7,7 @@ import bidiFactory from "bidi-js";
 import { breakOpportunities } from "./breaks";
 import { getFace, type Face } from "./fonts";
 import { fontChain, scriptOf, type HanStyle } from "./scripts";
-import { shapeRun, type Glyph } from "./shape";
+import { isIgnorable, shapeRun, type Glyph } from "./shape";
 
 /** What a document's text shares: its language (Han forms, shaping), direction, and what could not print. */
 export interface TextContext {
@@ -48,25 +48,11 @@ interface Run {
 }
 
 const REPLACEMENT = "\ufffd";
-const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const SOFT_HYPHEN = 0xad;
+/** Right-to-left letters, and the marks and controls that make text run right to left (RLM, RLE, RLO, RLI). */
+const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}\u200f\u202b\u202e\u2067]/u;
 const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
 const STRONG = /[\p{L}]/u;
-/** Printed as nothing and never a reason to switch fonts (joiners, variation selectors, format characters). */
-function isIgnorable(cp: number): boolean {
-  return (
-    cp === 0xad ||
-    cp === 0x34f ||
-    cp === 0x61c ||
-    cp === 0x180e ||
-    (cp >= 0x200b && cp <= 0x200f) ||
-    (cp >= 0x202a && cp <= 0x202e) ||
-    (cp >= 0x2060 && cp <= 0x206f) ||
-    (cp >= 0xfe00 && cp <= 0xfe0f) ||
-    cp === 0xfeff ||
-    (cp >= 0xe0000 && cp <= 0xe0fff)
-  );
-}
-
 let bidi: ReturnType<typeof bidiFactory> | undefined;
 let graphemes: Intl.Segmenter | undefined;
 
@@ -179,13 +165,15 @@ export class Paragraph {
           width += this.advance[i];
           continue;
         }
-        if (this.breaks[i] && seenInk) lastBreak = i;
+        // After a soft hyphen, a break shows a hyphen: it must fit too.
+        if (this.breaks[i] && seenInk && (this.text.charCodeAt(i - 1) !== SOFT_HYPHEN || width + this.hyphenAt(i - 1).adv <= max)) lastBreak = i;
         if (seenInk && width + this.advance[i] > max) break;
         width += this.advance[i];
         seenInk = true;
       }
       const end = i >= n ? n : lastBreak > start ? lastBreak : i;
-      lines.push(this.line(start, end));
+      // Only a break shows a soft hyphen; a cut where nothing fits shows none, as anywhere in a word.
+      lines.push(this.line(start, end, end === lastBreak && this.text.charCodeAt(end - 1) === SOFT_HYPHEN));
       start = end;
       while (start < n && this.text.charCodeAt(start) === 0x20) start++;
     }
@@ -211,10 +199,38 @@ export class Paragraph {
     return { pieces, width: cut.width + tail.width, rtl: this.rtl, text: this.text, start: 0 };
   }
 
-  /** The line of text[start, end): trailing spaces dropped, pieces reordered visually (UAX #9, L2). */
-  private line(start: number, end: number): Line {
+  /** The run that holds text index i. */
+  private runAt(i: number): Run {
+    let lo = 0;
+    let hi = this.runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.runs[mid].end <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.runs[lo];
+  }
+
+  /** The hyphen a soft hyphen at index i shows at a line's end, in its run's face (else the Latin one's). */
+  private hyphenAt(i: number): Glyph {
+    let face = this.runAt(i).face;
+    let g = face.glyph(0x2010) ?? face.glyph(0x2d);
+    if (!g) {
+      face = getFace("latin", face.bold);
+      g = face.glyph(0x2010)!;
+    }
+    return { face, gid: g.gid, adv: g.adv, dx: 0, dy: 0, cluster: i, clusterEnd: i + 1 };
+  }
+
+  /**
+   * The line of text[start, end): trailing spaces dropped, pieces reordered visually (UAX #9, L2).
+   * `hyphenate`: the line ends at a soft hyphen, drawn as a hyphen that stands for it.
+   */
+  private line(start: number, end: number, hyphenate = false): Line {
     while (end > start && this.text.charCodeAt(end - 1) === 0x20) end--;
-    let width = 0;
+    const hyphen = hyphenate ? this.hyphenAt(end - 1) : undefined;
+    if (hyphenate) end--;
+    let width = hyphen?.adv ?? 0;
     for (let i = start; i < end; i++) width += this.advance[i];
     const pieces: { piece: Piece; level: number }[] = [];
     // Runs are in text order: from the first that ends after `start` (binary search) to the last that begins before `end`.
@@ -229,6 +245,10 @@ export class Paragraph {
       const run = this.runs[r];
       const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
       if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text }, level: run.level });
+    }
+    if (hyphen) {
+      const level = this.runAt(end).level;
+      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], text: this.text }, level });
     }
     let maxLevel = 0;
     let minOdd = Infinity;

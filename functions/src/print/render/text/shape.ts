@@ -22,6 +22,22 @@ export interface Glyph {
 export const NEEDS_SHAPING =
   /\p{M}|\u200c|\u200d|\ufe0e|\ufe0f|[\p{Regional_Indicator}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Thai}\p{Script=Khmer}]/u;
 
+/** Printed as nothing and never a reason to switch fonts (joiners, variation selectors, format characters). */
+export function isIgnorable(cp: number): boolean {
+  return (
+    cp === 0xad ||
+    cp === 0x34f ||
+    cp === 0x61c ||
+    cp === 0x180e ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff ||
+    (cp >= 0xe0000 && cp <= 0xe0fff)
+  );
+}
+
 /** Characters of context given to HarfBuzz on each side of a run. */
 const CONTEXT = 16;
 
@@ -100,9 +116,11 @@ export function throughCmap(text: string, start: number, end: number, face: Face
     const cp = text.codePointAt(i)!;
     const at = i;
     if (cp > 0xffff) i++;
-    const g = face.glyph(cp);
-    if (!g) continue; // a default-ignorable character prints as nothing
-    if (out.length > 0) out[out.length - 1].clusterEnd = at;
+    const g = isIgnorable(cp) ? undefined : face.glyph(cp);
+    const previous = out.at(-1);
+    // A default-ignorable character prints as nothing (as HarfBuzz does) and stands for nothing.
+    if (previous && previous.clusterEnd === end) previous.clusterEnd = at;
+    if (!g) continue;
     out.push({ face, gid: g.gid, adv: g.adv, dx: 0, dy: 0, cluster: at, clusterEnd: end });
   }
   return out;
