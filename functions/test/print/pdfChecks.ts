@@ -57,7 +57,7 @@ export function pageContents(bytes: Uint8Array): string[] {
 }
 
 /**
- * Content drawn outside marked content: operators that paint (text, images, paths) neither inside
+ * Content drawn outside marked content: operators that paint or clip (text, images, paths) neither inside
  * a sequence with an MCID (content of a structure element) nor inside an artifact. PDF/UA-1 (7.1):
  * everything is one or the other. Returns the offending operators (empty: none).
  */
@@ -76,7 +76,7 @@ export function unmarkedContent(content: string): string[] {
     if (token === "BDC") stack.push(tokens[i - 1] === "MCID" ? "content" : tokens[i - 2] === "/Artifact" ? "artifact" : "other");
     else if (token === "BMC") stack.push(tokens[i - 1] === "/Artifact" ? "artifact" : "other");
     else if (token === "EMC") stack.pop();
-    else if (["TJ", "Tj", "'", '"', "Do", "S", "f", "B", "b", "sh"].includes(token)) {
+    else if (["TJ", "Tj", "'", '"', "Do", "S", "s", "f", "f*", "F", "B", "B*", "b", "b*", "n", "sh"].includes(token)) {
       if (!stack.includes("content") && !stack.includes("artifact")) offending.push(token);
     }
   }

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,17 @@ function poppler(tool: string, args: readonly string[], bytes: Uint8Array): stri
   try {
     writeFileSync(join(dir, "in.pdf"), bytes);
     return execFileSync(tool, [...args, join(dir, "in.pdf"), ...(tool === "pdftotext" ? ["-"] : [])], { encoding: "utf8" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What poppler's pdftotext complains of while reading a PDF (its stderr: "Syntax Warning: ..."). */
+export function popplerWarnings(bytes: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), "poppler-"));
+  try {
+    writeFileSync(join(dir, "in.pdf"), bytes);
+    return spawnSync("pdftotext", [join(dir, "in.pdf"), "-"], { encoding: "utf8", maxBuffer: 1 << 28 }).stderr;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,8 +8,10 @@ import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PAGE_WIDTH, renderInstancePdf, type PrintableInstance, type RenderedPdf } from "../../src/print/render";
+import { cleanText } from "../../src/print/render/text/paragraph";
+import { pageContents, unmarkedContent } from "./pdfChecks";
 import { streamData } from "./pdfText";
-import { logicalLine, logicalText, popplerLines, squash } from "./popplerText";
+import { logicalLine, logicalText, pageRaster, popplerLines, popplerWarnings, squash } from "./popplerText";
 
 const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as {
   documents: Record<string, PrintableInstance>;
@@ -193,6 +195,67 @@ describe("world scripts: direction and layout", () => {
     expect(String(pdf.catalog.get(PDFName.of("Lang")))).toBe("(ar-EG)");
     const arabic = await PDFDocument.load(rendered["script-rtl"].bytes, { updateMetadata: false });
     expect(String(arabic.catalog.get(PDFName.of("Lang")))).toBe("(ar)");
+  });
+});
+
+describe("world scripts: hostile text", () => {
+  // "Zalgo" text: each letter under sixty combining marks, which stack an em after another above and below.
+  const marks = (count: number, seed: number): string => Array.from({ length: count }, (_, i) => String.fromCodePoint(0x300 + ((seed * 7 + i * 13) % 0x70))).join("");
+  const flood = [..."Zalgo"].map((c, i) => c + marks(60, i)).join("");
+  const rows = (value: string): PrintableInstance => ({
+    title: "Sample",
+    objectTypeName: "Test",
+    sections: [{ title: "Section", fields: [
+      { label: "Above", type: "text", value: "Plain line above" },
+      { label: "Value", type: "text", value },
+      { label: "Below", type: "text", value: "Plain line below" },
+    ] }],
+  });
+  /** Every ToUnicode entry's text, as UTF-16 hex digits. */
+  async function toUnicodeTargets(bytes: Uint8Array): Promise<string[]> {
+    const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+    return pdf.context
+      .enumerateIndirectObjects()
+      .map(([, o]) => o)
+      .filter((o): o is PDFDict => o instanceof PDFDict && o.get(PDFName.of("Subtype")) === PDFName.of("Type0"))
+      .flatMap((f) => [...streamData(pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).toString("latin1").matchAll(/^<[0-9a-f]{4}> <([0-9a-f]*)>$/gm)])
+      .map((m) => m[1]);
+  }
+
+  it("keeps a flood of combining marks inside its own line: the page differs from plain letters' only within the line's band", async () => {
+    const dpi = 144;
+    const plain = pageRaster((await render(rows("Zalgo"))).bytes, 1, dpi);
+    const floodPdf = (await render(rows(flood))).bytes;
+    const flooded = pageRaster(floodPdf, 1, dpi);
+    // The clip is drawn as an artifact: everything on the page stays marked (PDF/UA).
+    for (const content of pageContents(floodPdf)) expect(unmarkedContent(content)).toEqual([]);
+    let top = Infinity;
+    let bottom = -Infinity;
+    for (let i = 0; i < plain.rgb.length; i++) {
+      if (plain.rgb[i] === flooded.rgb[i]) continue;
+      const row = Math.floor(i / 3 / plain.width);
+      top = Math.min(top, row);
+      bottom = Math.max(bottom, row);
+    }
+    expect(bottom).toBeGreaterThan(top); // the marks are drawn
+    // Values are set at 10 pt: the band the line may draw in is under two ems high.
+    expect((bottom - top) / (dpi / 72)).toBeLessThan(20);
+  });
+
+  it.each([
+    ["a flood of marks", flood],
+    ["3,000 emoji joined by ZWJ", "\u{1f44d}\u200d".repeat(3000)],
+  ])("cuts %s into clusters of at most 32 code points: it wraps inside the margins, and poppler reads every ToUnicode entry", async (_name, value) => {
+    const clusters = [...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(cleanText(value))].map((c) => [...c.segment].length);
+    expect(Math.max(...clusters)).toBe(32);
+    const { bytes } = await render(oneValue(value));
+    expect(popplerWarnings(bytes)).toBe("");
+    for (const target of await toUnicodeTargets(bytes)) expect(target.length / 2).toBeLessThanOrEqual(512); // a CMap string's limit, in bytes
+    for (const item of await pdfjsItems(bytes)) expect(item.right, item.str.slice(0, 20)).toBeLessThanOrEqual(PAGE_WIDTH - 50 + 0.5);
+    // Read back: every character of it (the value spans lines and pages, between footers).
+    const counts = (s: string): Map<string, number> => [...s].reduce((m, c) => m.set(c, (m.get(c) ?? 0) + 1), new Map<string, number>());
+    const read = counts(popplerLines(bytes).join(""));
+    for (const [c, count] of counts(value.normalize("NFC"))) expect(read.get(c) ?? 0, `U+${c.codePointAt(0)!.toString(16)}`).toBeGreaterThanOrEqual(count);
   });
 });
 

@@ -56,15 +56,44 @@ const STRONG = /[\p{L}]/u;
 let bidi: ReturnType<typeof bidiFactory> | undefined;
 let graphemes: Intl.Segmenter | undefined;
 
-/** Tabs as spaces; control characters and unpaired surrogates as U+FFFD; composed (NFC). */
+/**
+ * Tabs as spaces; control characters and unpaired surrogates as U+FFFD; composed (NFC); no grapheme
+ * cluster longer than MAX_CLUSTER code points.
+ */
 export function cleanText(text: string): string {
   if (/^[\x20-\x7e]*$/.test(text)) return text;
-  return text
+  const clean = text
     .toWellFormed()
     .replace(/\t/g, " ")
     // eslint-disable-next-line no-control-regex -- control characters are what this replaces
     .replace(/[\x00-\x1f\x7f-\x9f]/g, REPLACEMENT)
     .normalize("NFC");
+  return LONG_EXTENSION.test(clean) ? boundClusters(clean) : clean;
+}
+
+/**
+ * Code points one grapheme cluster may hold. Unicode's longest emoji sequence has 10, and no script
+ * stacks more than a handful of marks; UAX #15's stream-safe format draws the line at 30 marks. Text
+ * past it (a "Zalgo" flood of marks, a chain of emoji joined by ZWJ) would be one cluster, which a line
+ * cannot break, a ToUnicode entry cannot hold (512 bytes) and a reader cannot read.
+ */
+const MAX_CLUSTER = 32;
+/** A run of characters that may all extend one cluster (marks, joiners, emoji, jamo, tags): maybe too long. */
+const LONG_EXTENSION = /(?:[\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\u1100-\u11ff\ud7b0-\ud7ff]|\u200c|\u200d|[\u{e0020}-\u{e007f}]){32,}/u;
+
+/** Cuts every grapheme cluster after each MAX_CLUSTER code points with a zero-width space (a cluster break, printed as nothing). */
+function boundClusters(text: string): string {
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+  let out = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (segment.length <= MAX_CLUSTER) {
+      out += segment;
+      continue;
+    }
+    const codePoints = [...segment];
+    for (let i = 0; i < codePoints.length; i += MAX_CLUSTER) out += (i > 0 ? "\u200b" : "") + codePoints.slice(i, i + MAX_CLUSTER).join("");
+  }
+  return out;
 }
 
 export class Paragraph {
