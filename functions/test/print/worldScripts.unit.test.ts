@@ -43,15 +43,28 @@ function verbatimStrings(instance: PrintableInstance): string[] {
   return out.filter((s) => s.trim() !== "");
 }
 
-/** BaseFont names (subset tag removed) of the fonts a PDF embeds. */
-async function fontNames(bytes: Uint8Array): Promise<string[]> {
-  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
-  return doc.context
+/** The Type0 fonts a PDF embeds. */
+async function type0Fonts(bytes: Uint8Array): Promise<{ pdf: PDFDocument; fonts: PDFDict[] }> {
+  const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+  const fonts = pdf.context
     .enumerateIndirectObjects()
     .map(([, obj]) => obj)
-    .filter((obj): obj is PDFDict => obj instanceof PDFDict && obj.get(PDFName.of("Subtype")) === PDFName.of("Type0"))
-    .map((f) => String(f.get(PDFName.of("BaseFont"))).replace(/^\/[A-Z]{6}\+/, ""))
-    .sort();
+    .filter((obj): obj is PDFDict => obj instanceof PDFDict && obj.get(PDFName.of("Subtype")) === PDFName.of("Type0"));
+  return { pdf, fonts };
+}
+
+/** BaseFont names (subset tag removed) of the fonts a PDF embeds. */
+async function fontNames(bytes: Uint8Array): Promise<string[]> {
+  const { fonts } = await type0Fonts(bytes);
+  return fonts.map((f) => String(f.get(PDFName.of("BaseFont"))).replace(/^\/[A-Z]{6}\+/, "")).sort();
+}
+
+/** Every ToUnicode entry's text, as UTF-16 hex digits. */
+async function toUnicodeTargets(bytes: Uint8Array): Promise<string[]> {
+  const { pdf, fonts } = await type0Fonts(bytes);
+  return fonts
+    .flatMap((f) => [...streamData(pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).toString("latin1").matchAll(/^<[0-9a-f]{4}> <([0-9a-f]*)>$/gm)])
+    .map((m) => m[1]);
 }
 
 /** PDF.js text items (string and left edge) of page 1. */
@@ -151,14 +164,8 @@ describe("world scripts: fonts", () => {
   });
 
   it("writes ToUnicode entries that give each cluster's text once: conjuncts, and Arabic letters sharing a dotless form", async () => {
-    const pdf = await PDFDocument.load((await render(oneValue("क्षमा بد فيه شيء"))).bytes, { updateMetadata: false });
-    const maps = pdf.context
-      .enumerateIndirectObjects()
-      .map(([, o]) => o)
-      .filter((o): o is PDFDict => o instanceof PDFDict && o.get(PDFName.of("Subtype")) === PDFName.of("Type0"))
-      .map((f) => streamData(pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).toString("latin1"));
-    const entries = maps.flatMap((m) => [...m.matchAll(/^<([0-9a-f]{4})> <([0-9a-f]*)>$/gm)]);
-    const texts = entries.map(([, , h]) => String.fromCharCode(...(h.match(/.{4}/g) ?? []).map((x) => parseInt(x, 16))));
+    const targets = await toUnicodeTargets((await render(oneValue("क्षमा بد فيه شيء"))).bytes);
+    const texts = targets.map((h) => String.fromCharCode(...(h.match(/.{4}/g) ?? []).map((x) => parseInt(x, 16))));
     expect(texts).toContain("क्ष"); // one glyph, three characters
     // Yeh (medial) and beh (initial) are drawn from dotless forms plus dots: each letter its own code.
     expect(texts).toContain("ي");
@@ -211,17 +218,6 @@ describe("world scripts: hostile text", () => {
       { label: "Below", type: "text", value: "Plain line below" },
     ] }],
   });
-  /** Every ToUnicode entry's text, as UTF-16 hex digits. */
-  async function toUnicodeTargets(bytes: Uint8Array): Promise<string[]> {
-    const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
-    return pdf.context
-      .enumerateIndirectObjects()
-      .map(([, o]) => o)
-      .filter((o): o is PDFDict => o instanceof PDFDict && o.get(PDFName.of("Subtype")) === PDFName.of("Type0"))
-      .flatMap((f) => [...streamData(pdf.context.lookup(f.get(PDFName.of("ToUnicode")) as PDFRef) as PDFRawStream).toString("latin1").matchAll(/^<[0-9a-f]{4}> <([0-9a-f]*)>$/gm)])
-      .map((m) => m[1]);
-  }
-
   it("keeps a flood of combining marks inside its own line: the page differs from plain letters' only within the line's band", async () => {
     const dpi = 144;
     const plain = pageRaster((await render(rows("Zalgo"))).bytes, 1, dpi);
