@@ -34,7 +34,7 @@ const LINES: [string, string][] = [
   ["first render of a CJK document (script-cjk): Noto Sans JP, KR and SC, Latin; no HarfBuzz", "script-cjk"],
   ["first render of an Arabic document (script-rtl): HarfBuzz started", "script-rtl"],
   ["first render of every script (world-scripts): twelve families, HarfBuzz", "world-scripts"],
-  ["every demo document in one process (all families, regular and bold, shaped)", "world-scripts,script-cjk,script-rtl,script-indic,script-sea,inspection-short,multilingual"],
+  ["every demo document in one process (all families, regular and bold, shaped)", "world-scripts,script-cjk,script-rtl,script-indic,script-sea,script-more,inspection-short,multilingual"],
 ];
 
 /** The table (Markdown lines), each row from a fresh process. */

@@ -38,6 +38,20 @@ export const FAMILY_NAME: Record<Family, string> = {
   tamil: "Noto Sans Tamil",
   thai: "Noto Sans Thai",
   khmer: "Noto Sans Khmer",
+  telugu: "Noto Sans Telugu",
+  gujarati: "Noto Sans Gujarati",
+  kannada: "Noto Sans Kannada",
+  malayalam: "Noto Sans Malayalam",
+  gurmukhi: "Noto Sans Gurmukhi",
+  oriya: "Noto Sans Oriya",
+  sinhala: "Noto Sans Sinhala",
+  lao: "Noto Sans Lao",
+  myanmar: "Noto Sans Myanmar",
+  tibetan: "Noto Serif Tibetan",
+  georgian: "Noto Sans Georgian",
+  armenian: "Noto Sans Armenian",
+  ethiopic: "Noto Sans Ethiopic",
+  math: "Noto Sans Math",
   japanese: "Noto Sans JP",
   simplifiedChinese: "Noto Sans SC",
   traditionalChinese: "Noto Sans TC",
@@ -71,6 +85,6 @@ const LATIN_EXCEPT = [[0x0900, 0x097f]] as const;
  * emoji last. Peers fall back along the list character by character, as our renderer picks by script.
  */
 export function fontList(han: HanStyle): ListedFont[] {
-  const families: Family[] = ["latin", "arabic", "hebrew", "devanagari", "bengali", "tamil", "thai", "khmer", ...HAN_ORDER[han], "emoji"];
+  const families: Family[] = ["latin", ...fonts().SCRIPT_FAMILIES, ...HAN_ORDER[han], "math", "emoji"];
   return families.map((f) => (f === "latin" ? { name: FAMILY_NAME[f], except: LATIN_EXCEPT } : { name: FAMILY_NAME[f] }));
 }

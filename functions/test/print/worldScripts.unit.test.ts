@@ -16,7 +16,7 @@ import { logicalLine, logicalText, pageRaster, popplerLines, popplerWarnings, sq
 const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as {
   documents: Record<string, PrintableInstance>;
 };
-const SCRIPT_DEMOS = ["world-scripts", "script-cjk", "script-rtl", "script-indic", "script-sea"];
+const SCRIPT_DEMOS = ["world-scripts", "script-cjk", "script-rtl", "script-indic", "script-sea", "script-more"];
 const AT = new Date("2026-05-04T16:12:05Z");
 const render = (instance: PrintableInstance, locale?: string): Promise<RenderedPdf> =>
   renderInstancePdf(instance, { instanceId: "world", targetName: "Acme North", generatedAt: AT, locale });
@@ -149,6 +149,10 @@ describe("world scripts: fonts", () => {
     expect(await fontNames(rendered["script-sea"].bytes)).toEqual(expect.arrayContaining(["NotoSansThai-Bold", "NotoSansThai-Regular", "NotoSansKhmer-Regular"]));
     expect(await fontNames(rendered["script-rtl"].bytes)).toEqual(expect.arrayContaining(["NotoSansArabic-Bold", "NotoSansArabic-Regular", "NotoSansHebrew-Regular"]));
     expect(await fontNames(rendered["world-scripts"].bytes)).toEqual(expect.arrayContaining(["NotoEmoji-Regular", "NotoSansKR-Regular", "NotoSansJP-Bold"]));
+    const more = ["Telugu", "Gujarati", "Kannada", "Malayalam", "Gurmukhi", "Oriya", "Sinhala", "Myanmar", "Lao", "Georgian", "Armenian", "Ethiopic"];
+    expect(await fontNames(rendered["script-more"].bytes)).toEqual(
+      expect.arrayContaining([...more.map((s) => `NotoSans${s}-Regular`), "NotoSerifTibetan-Regular", "NotoSansMath-Regular", "NotoSansTelugu-Bold"]),
+    );
   });
 
   it("prints Han in one style per document: the locale's, else Japanese with kana, Korean with Hangul, else Chinese", async () => {

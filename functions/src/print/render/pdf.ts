@@ -11,7 +11,7 @@ import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
 import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
-import type { Face, Family } from "./text/fonts";
+import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
 import type { Line, Piece } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
 import type { PreparedImage } from "./types";
@@ -186,20 +186,17 @@ export class FontUse {
 
 /** The language of text in a family's script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
 const FAMILY_LANGUAGE: Partial<Record<Family, string>> = {
-  arabic: "ar",
-  hebrew: "he",
-  devanagari: "hi",
-  bengali: "bn",
-  tamil: "ta",
-  thai: "th",
-  khmer: "km",
+  ...Object.fromEntries(SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language])),
   japanese: "ja",
   simplifiedChinese: "zh-Hans",
   traditionalChinese: "zh-Hant",
   korean: "ko",
 };
 /** Languages not written in Latin letters (a Latin run in their documents is marked as English). */
-const NON_LATIN = new Set(["ar", "fa", "ur", "he", "yi", "hi", "mr", "ne", "bn", "ta", "th", "km", "ja", "zh", "ko", "el", "ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"]);
+const NON_LATIN = new Set([
+  ...SCRIPT_FAMILIES.map((f) => SCRIPT_FONTS[f].language),
+  ...["fa", "ur", "yi", "mr", "ne", "ti", "ja", "zh", "ko", "el", "ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"],
+]);
 /** Greek (U+0370-03FF) and Cyrillic (U+0400-052F) letters; global, to search from a piece's start (lastIndex). */
 const GREEK_OR_CYRILLIC = /[\u0370-\u052f]/g;
 const CYRILLIC = new Set(["ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"]);
@@ -212,7 +209,7 @@ const CYRILLIC = new Set(["ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"])
 function pieceLanguage(piece: Piece, document: { language: string; primary: string; latin: boolean }): string | undefined {
   let language = FAMILY_LANGUAGE[piece.face.family];
   if (language === undefined) {
-    if (piece.face.family === "emoji") return undefined;
+    if (piece.face.family === "emoji" || piece.face.family === "math") return undefined;
     // The first letter of the piece's text (its clusters' range) that is not Latin: Greek or Cyrillic.
     const glyphs = piece.glyphs;
     const first = glyphs[0];

@@ -12,40 +12,70 @@ import { join } from "node:path";
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
 import { TrueTypeSource } from "../ttf";
 
-export type Family =
-  | "latin" // Latin, Greek, Cyrillic
-  | "arabic"
-  | "hebrew"
-  | "devanagari"
-  | "bengali"
-  | "tamil"
-  | "thai"
-  | "khmer"
-  | "japanese"
-  | "simplifiedChinese"
-  | "traditionalChinese"
-  | "korean"
-  | "emoji"; // monochrome outlines (Noto Emoji)
-
 const file = (pkg: string, name: string, weight: "400Regular" | "700Bold"): string =>
   `@expo-google-fonts/${pkg}/${weight}/${name}_${weight}.ttf`;
 const both = (pkg: string, name: string): readonly [string, string] => [file(pkg, name, "400Regular"), file(pkg, name, "700Bold")];
 
+/** A script printed from a family of its own. */
+export interface ScriptFont {
+  /** Its Unicode Script property value (`\p{Script=...}`). */
+  readonly script: string;
+  /** The language a run of it is marked with (/Lang), and a document mostly in it is given. */
+  readonly language: string;
+  /** Needs HarfBuzz (joining, reordering, conjuncts, stacked marks); else the cmap is exact. */
+  readonly shaped: boolean;
+  /** Regular and bold file, as package paths. */
+  readonly files: readonly [regular: string, bold: string];
+}
+
+/** The scripts with a family of their own, in the order a document's dominant script is chosen. */
+export const SCRIPT_FONTS = {
+  arabic: { script: "Arabic", language: "ar", shaped: true, files: both("noto-sans-arabic", "NotoSansArabic") },
+  hebrew: { script: "Hebrew", language: "he", shaped: true, files: both("noto-sans-hebrew", "NotoSansHebrew") },
+  devanagari: { script: "Devanagari", language: "hi", shaped: true, files: both("noto-sans-devanagari", "NotoSansDevanagari") },
+  bengali: { script: "Bengali", language: "bn", shaped: true, files: both("noto-sans-bengali", "NotoSansBengali") },
+  tamil: { script: "Tamil", language: "ta", shaped: true, files: both("noto-sans-tamil", "NotoSansTamil") },
+  telugu: { script: "Telugu", language: "te", shaped: true, files: both("noto-sans-telugu", "NotoSansTelugu") },
+  gujarati: { script: "Gujarati", language: "gu", shaped: true, files: both("noto-sans-gujarati", "NotoSansGujarati") },
+  kannada: { script: "Kannada", language: "kn", shaped: true, files: both("noto-sans-kannada", "NotoSansKannada") },
+  malayalam: { script: "Malayalam", language: "ml", shaped: true, files: both("noto-sans-malayalam", "NotoSansMalayalam") },
+  gurmukhi: { script: "Gurmukhi", language: "pa", shaped: true, files: both("noto-sans-gurmukhi", "NotoSansGurmukhi") },
+  oriya: { script: "Oriya", language: "or", shaped: true, files: both("noto-sans-oriya", "NotoSansOriya") },
+  sinhala: { script: "Sinhala", language: "si", shaped: true, files: both("noto-sans-sinhala", "NotoSansSinhala") },
+  thai: { script: "Thai", language: "th", shaped: true, files: both("noto-sans-thai", "NotoSansThai") },
+  lao: { script: "Lao", language: "lo", shaped: true, files: both("noto-sans-lao", "NotoSansLao") },
+  khmer: { script: "Khmer", language: "km", shaped: true, files: both("noto-sans-khmer", "NotoSansKhmer") },
+  myanmar: { script: "Myanmar", language: "my", shaped: true, files: both("noto-sans-myanmar", "NotoSansMyanmar") },
+  // Noto has Tibetan in a serif design only.
+  tibetan: { script: "Tibetan", language: "bo", shaped: true, files: both("noto-serif-tibetan", "NotoSerifTibetan") },
+  georgian: { script: "Georgian", language: "ka", shaped: false, files: both("noto-sans-georgian", "NotoSansGeorgian") },
+  armenian: { script: "Armenian", language: "hy", shaped: false, files: both("noto-sans-armenian", "NotoSansArmenian") },
+  ethiopic: { script: "Ethiopic", language: "am", shaped: false, files: both("noto-sans-ethiopic", "NotoSansEthiopic") },
+} as const satisfies Record<string, ScriptFont>;
+
+export type ScriptFamily = keyof typeof SCRIPT_FONTS;
+export const SCRIPT_FAMILIES = Object.keys(SCRIPT_FONTS) as ScriptFamily[];
+
+export type Family =
+  | "latin" // Latin, Greek, Cyrillic
+  | ScriptFamily
+  | "japanese"
+  | "simplifiedChinese"
+  | "traditionalChinese"
+  | "korean"
+  | "math" // mathematical letters and operators
+  | "emoji"; // monochrome outlines (Noto Emoji)
+
 /** Regular and bold file of each family, as package paths. */
 export const FAMILY_FILES: Readonly<Record<Family, readonly [regular: string, bold: string]>> = {
   latin: both("noto-sans", "NotoSans"),
-  arabic: both("noto-sans-arabic", "NotoSansArabic"),
-  hebrew: both("noto-sans-hebrew", "NotoSansHebrew"),
-  devanagari: both("noto-sans-devanagari", "NotoSansDevanagari"),
-  bengali: both("noto-sans-bengali", "NotoSansBengali"),
-  tamil: both("noto-sans-tamil", "NotoSansTamil"),
-  thai: both("noto-sans-thai", "NotoSansThai"),
-  khmer: both("noto-sans-khmer", "NotoSansKhmer"),
+  ...(Object.fromEntries(SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].files])) as Record<ScriptFamily, readonly [string, string]>),
   japanese: both("noto-sans-jp", "NotoSansJP"),
   simplifiedChinese: both("noto-sans-sc", "NotoSansSC"),
   traditionalChinese: both("noto-sans-tc", "NotoSansTC"),
   korean: both("noto-sans-kr", "NotoSansKR"),
-  // Emoji have no weights worth a second file: bold text uses the same outlines.
+  // One weight only: bold text uses the same outlines.
+  math: [file("noto-sans-math", "NotoSansMath", "400Regular"), file("noto-sans-math", "NotoSansMath", "400Regular")],
   emoji: [file("noto-emoji", "NotoEmoji", "400Regular"), file("noto-emoji", "NotoEmoji", "400Regular")],
 };
 

@@ -5,6 +5,7 @@
 import { loadShaper, NEEDS_SHAPING } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
 import { hanStyleOfLocale, hanStyleOfText, type HanStyle } from "./scripts";
+import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
 export type { Paragraph } from "./paragraph";
@@ -13,14 +14,8 @@ export { loadedFamilies } from "./fonts";
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 const LETTERS: [RegExp, string][] = [
-  [/\p{Script=Arabic}/gu, "ar"],
-  [/\p{Script=Hebrew}/gu, "he"],
+  ...SCRIPT_FAMILIES.map((f): [RegExp, string] => [new RegExp(`\\p{Script=${SCRIPT_FONTS[f].script}}`, "gu"), SCRIPT_FONTS[f].language]),
   [/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, "cjk"],
-  [/\p{Script=Devanagari}/gu, "hi"],
-  [/\p{Script=Bengali}/gu, "bn"],
-  [/\p{Script=Tamil}/gu, "ta"],
-  [/\p{Script=Thai}/gu, "th"],
-  [/\p{Script=Khmer}/gu, "km"],
   [/[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/gu, "en-GB"],
 ];
 

@@ -1,19 +1,13 @@
 // Which font prints a character: the character's script, and the document's language for Han.
 
-import type { Family } from "./fonts";
+import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Family } from "./fonts";
 
 /** A character's script as font choice sees it. */
 export type ScriptClass = Family | "han" | "kana" | "hangul" | "common" | "inherited" | "other";
 
 const CLASSES: [RegExp, ScriptClass][] = [
   [/\p{Script=Latin}|\p{Script=Greek}|\p{Script=Cyrillic}/u, "latin"],
-  [/\p{Script=Arabic}/u, "arabic"],
-  [/\p{Script=Hebrew}/u, "hebrew"],
-  [/\p{Script=Devanagari}/u, "devanagari"],
-  [/\p{Script=Bengali}/u, "bengali"],
-  [/\p{Script=Tamil}/u, "tamil"],
-  [/\p{Script=Thai}/u, "thai"],
-  [/\p{Script=Khmer}/u, "khmer"],
+  ...SCRIPT_FAMILIES.map((family): [RegExp, ScriptClass] => [new RegExp(`\\p{Script=${SCRIPT_FONTS[family].script}}`, "u"), family]),
   [/\p{Script=Han}|\p{Script=Bopomofo}/u, "han"],
   [/\p{Script=Hiragana}|\p{Script=Katakana}/u, "kana"],
   [/\p{Script=Hangul}/u, "hangul"],
@@ -80,18 +74,16 @@ const HAN_ORDER: Record<HanStyle, Family[]> = {
 const isCjkBlock = (cp: number): boolean =>
   (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xffef) || cp >= 0x20000;
 
+/** Mathematical operators and letters (bold, script, fraktur, double-struck ...), which Noto Sans Math has. */
+const isMathBlock = (cp: number): boolean =>
+  (cp >= 0x2200 && cp <= 0x22ff) || (cp >= 0x27c0 && cp <= 0x27ef) || (cp >= 0x2980 && cp <= 0x2aff) || (cp >= 0x1d400 && cp <= 0x1d7ff);
+
 /** Symbol blocks (arrows, shapes, dingbats ...) that the text font may lack and the CJK fonts often have. */
 const isSymbolBlock = (cp: number): boolean => cp >= 0x2000 && cp <= 0x2bff;
 
 /** Scripts a shared character is used with (Script_Extensions): the Arabic comma, the danda, CJK marks... */
 const EXTENSIONS: [RegExp, Family | "han"][] = [
-  [/\p{Script_Extensions=Arabic}/u, "arabic"],
-  [/\p{Script_Extensions=Hebrew}/u, "hebrew"],
-  [/\p{Script_Extensions=Devanagari}/u, "devanagari"],
-  [/\p{Script_Extensions=Bengali}/u, "bengali"],
-  [/\p{Script_Extensions=Tamil}/u, "tamil"],
-  [/\p{Script_Extensions=Thai}/u, "thai"],
-  [/\p{Script_Extensions=Khmer}/u, "khmer"],
+  ...SCRIPT_FAMILIES.map((family): [RegExp, Family] => [new RegExp(`\\p{Script_Extensions=${SCRIPT_FONTS[family].script}}`, "u"), family]),
   [/\p{Script_Extensions=Han}|\p{Script_Extensions=Hiragana}|\p{Script_Extensions=Katakana}|\p{Script_Extensions=Hangul}/u, "han"],
 ];
 const extensionCache = new Map<number, (Family | "han")[]>();
@@ -116,6 +108,7 @@ export function fontChain(cls: ScriptClass, cp: number, han: HanStyle): readonly
     case "other": {
       const chain: Family[] = ["latin"];
       for (const family of extensionsOf(cp)) chain.push(...(family === "han" ? HAN_ORDER[han] : [family]));
+      if (isMathBlock(cp)) chain.push("math");
       if (isCjkBlock(cp)) chain.push(...HAN_ORDER[han]);
       chain.push("emoji");
       if (isSymbolBlock(cp)) chain.push(HAN_ORDER[han][0]);

@@ -5,7 +5,7 @@
 // faster; it has no kerning.
 
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
-import type { Face } from "./fonts";
+import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face } from "./fonts";
 
 /** A glyph placed by the shaper. Units are 1/1000 em; `cluster..clusterEnd` is the text it shows. */
 export interface Glyph {
@@ -19,8 +19,12 @@ export interface Glyph {
 }
 
 /** Text that needs HarfBuzz: complex scripts, marks, joiners, variation selectors, emoji sequences. */
-export const NEEDS_SHAPING =
-  /\p{M}|\u200c|\u200d|\ufe0e|\ufe0f|[\p{Regional_Indicator}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Tamil}\p{Script=Thai}\p{Script=Khmer}]/u;
+export const NEEDS_SHAPING = new RegExp(
+  `\\p{M}|\\u200c|\\u200d|\\ufe0e|\\ufe0f|[\\p{Regional_Indicator}\\p{Emoji_Modifier}${SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped)
+    .map((f) => `\\p{Script=${SCRIPT_FONTS[f].script}}`)
+    .join("")}]`,
+  "u",
+);
 
 /** Printed as nothing and never a reason to switch fonts (joiners, variation selectors, format characters). */
 export function isIgnorable(cp: number): boolean {
