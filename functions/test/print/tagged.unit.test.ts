@@ -317,6 +317,21 @@ describe("PDF/A-2u (conformance: PDF/A-2u)", () => {
     expect(xmp).toContain("<xmp:CreateDate>2026-05-04T16:12:05Z</xmp:CreateDate>");
   });
 
+  it("6.6.2: a title with control characters, line breaks and XML's own characters reads the same in the document information and the XMP", async () => {
+    const title = "Pump\tstation\nNorth\u0001 & <A> \"B\" \ud800";
+    const pdf = (await renderInstancePdf({ ...inspection, title }, { ...options, conformance: "PDF/A-2u" })).bytes;
+    const all = qpdfObjects(pdf);
+    const { catalog: root, trailer: end } = catalogOf(all);
+    const info = String(resolve(all, end["/Info"])["/Title"]).replace(/^u:/, "");
+    const xmp = streamText(pdf, root["/Metadata"]);
+    // eslint-disable-next-line no-control-regex
+    expect(Buffer.from(xmp, "latin1").toString("utf8")).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f]/);
+    const xmpTitle = /<dc:title><rdf:Alt><rdf:li xml:lang="x-default">(.*?)<\/rdf:li>/.exec(Buffer.from(xmp, "latin1").toString("utf8"))![1];
+    const unescaped = xmpTitle.replace(/&(amp|lt|gt|quot);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"' })[e]!);
+    expect(info).toBe("Pump station North\ufffd & <A> \"B\" \ufffd");
+    expect(unescaped).toBe(info);
+  });
+
   it("is what an untagged-free archival file needs besides: tagged as well, and no output intent without the option", async () => {
     expect(pdfInfo(bytes).Tagged).toBe("yes");
     const plain = catalogOf(qpdfObjects((await renderInstancePdf(inspection, options)).bytes)).catalog;
