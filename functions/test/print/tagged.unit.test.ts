@@ -108,6 +108,21 @@ describe("tagged PDF (PDF/UA-1)", () => {
     expect(contents.filter((c) => c.includes("/TH <<"))).toHaveLength(1);
   });
 
+  it("gives a column header cut with an ellipsis its whole text as the TH's ActualText; a header shown whole has none", async () => {
+    const columns = ["No.", ...Array.from({ length: 29 }, (_, i) => `Measurement column ${i + 1}`)];
+    const table = (names: string[]): PrintableInstance => ({
+      title: "Wide",
+      objectTypeName: "Log",
+      sections: [{ title: "Readings", fields: [{ label: "Grid", type: "table", value: { columns: names, rows: [{ cells: names.map((_, i) => i) }] } }] }],
+    });
+    const headers = async (names: string[]) =>
+      Object.values(qpdfObjects((await renderInstancePdf(table(names), options)).bytes)).map((o) => o.value).filter((v) => v?.["/S"] === "/TH");
+    const wide = await headers(columns);
+    // "No." fits its column; every other header is cut to a letter or two and an ellipsis.
+    expect(wide.map((th) => th["/ActualText"])).toEqual([undefined, ...columns.slice(1).map((c) => `u:${c}`)]);
+    expect((await headers(columns.slice(0, 3))).map((th) => th["/ActualText"])).toEqual([undefined, undefined, undefined]);
+  });
+
   it("gives pictures and the logo a Figure with alternative text: the caption, else the label; the logo, the target's name", async () => {
     const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3060a0" } }).jpeg().toBuffer();
     const photo: PreparedImage = { format: "jpeg", bytes: new Uint8Array(jpeg), width: 300, height: 200, channels: 3 };

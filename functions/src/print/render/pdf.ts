@@ -458,10 +458,11 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
   context.largestObjectNumber += count + 1; // the elements, then the ParentTree
   const pages = pageRefs.map((r) => `${r.objectNumber} 0 R`);
   for (let i = 0; i < count; i++) {
-    const { type, parent, kids, alt, scope } = elements[i];
+    const { type, parent, kids, alt, actualText, scope } = elements[i];
     const altText = alt === undefined ? undefined : textString(alt);
-    // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the alternative text.
-    out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0));
+    const replacement = actualText === undefined ? undefined : textString(actualText);
+    // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the texts.
+    out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0));
     // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
     let page = -1;
     for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) / MARKS_PER_PAGE);
@@ -485,6 +486,7 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     }
     if (kids.length !== 1) out.text("]");
     if (altText !== undefined) out.text("/Alt ").text(altText);
+    if (replacement !== undefined) out.text("/ActualText ").text(replacement);
     if (scope) out.text("/A<</O/Table/Scope/").text(scope).text(">>");
     else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
     out.text(">>").end();

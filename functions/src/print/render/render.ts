@@ -462,6 +462,8 @@ function table(canvas: Canvas, s: Styles, list: number, label: string, value: Ex
     for (const p of paragraphs) for (const l of p.wrap(max)) out.push(l);
     return out;
   };
+  /** Column headers cut with an ellipsis, by column: their whole text (the TH's ActualText). */
+  const cutHeaders: (string | undefined)[] = [];
   const headerCells: RowCell[] = header.map((h, c) => {
     const all = wrapCell(h.paragraphs, widths[c]);
     let lines = all;
@@ -473,6 +475,7 @@ function table(canvas: Canvas, s: Styles, list: number, label: string, value: Ex
       const later = h.paragraphs.slice(h.paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
       const rest = [cut.text.slice(cut.start), ...later].join(" ");
       lines.push(canvas.docText.fit(rest, s.tableHeader.bold, ((widths[c] - 2 * TABLE_PAD_X) * 1000) / TABLE_SIZE));
+      cutHeaders[c] = h.paragraphs.map((p) => p.text).join(" ");
     }
     return {
       x: xs[c] + TABLE_PAD_X,
@@ -492,7 +495,7 @@ function table(canvas: Canvas, s: Styles, list: number, label: string, value: Ex
   };
   const drawHeader = (first: boolean): void => {
     drawRowPart(canvas, {
-      cells: first ? headerCells.map((cell) => ({ ...cell, element: structure.add("TH", headerRow, { scope: "Column" }) })) : headerCells,
+      cells: first ? headerCells.map((cell, c) => ({ ...cell, element: structure.add("TH", headerRow, { scope: "Column", actualText: cutHeaders[c] }) })) : headerCells,
       leading: TABLE_LEADING,
       padTop: TABLE_PAD_Y,
       padBottom: TABLE_PAD_Y,

@@ -34,6 +34,8 @@ export interface StructElement {
   readonly kids: number[];
   /** Alternative text of a figure. */
   alt?: string;
+  /** The whole text of an element whose content shows it cut (a table header ending in an ellipsis). */
+  actualText?: string;
   /** A header cell's scope. */
   scope?: "Column" | "Row";
 }
@@ -44,15 +46,15 @@ export const MARKS_PER_PAGE = 1 << 20;
 export class Structure {
   /** false: nothing is marked or written (RenderOptions.tagged). */
   constructor(readonly tagged = true) {}
-  readonly elements: StructElement[] = [{ type: "Document", parent: -1, kids: [], alt: undefined, scope: undefined }];
+  readonly elements: StructElement[] = [{ type: "Document", parent: -1, kids: [], alt: undefined, actualText: undefined, scope: undefined }];
   /** Per page: the element each MCID belongs to, by MCID. */
   readonly marks: number[][] = [];
 
   /** Adds an element as the last child of `parent` (default: the document). */
-  add(type: StructType, parent = 0, extra?: Pick<StructElement, "alt" | "scope">): number {
+  add(type: StructType, parent = 0, extra?: Pick<StructElement, "alt" | "actualText" | "scope">): number {
     const index = this.elements.length;
-    // Every element of one shape (alt and scope present, maybe undefined): faster to write (pdf.ts).
-    this.elements.push({ type, parent, kids: [], alt: extra?.alt, scope: extra?.scope });
+    // Every element of one shape (alt, actualText and scope present, maybe undefined): faster to write (pdf.ts).
+    this.elements.push({ type, parent, kids: [], alt: extra?.alt, actualText: extra?.actualText, scope: extra?.scope });
     this.elements[parent].kids.push(index);
     return index;
   }
