@@ -1,6 +1,7 @@
 // Turns stored field values into the text that is printed, in the document's locale and time zone
 // (Intl, with Node's full ICU):
-//   - dates:      "4 May 2026" (en-GB), "4. Mai 2026" (de-DE): the calendar date as stored, no zone
+//   - dates:      "4 May 2026" (en-GB), "4. Mai 2026" (de-DE): the calendar date as stored, no zone;
+//                 a year before 1 with its era ("0000-05-04": "4 May 1 BC")
 //   - date-times: "4 May 2026 at 13:45 UTC", "6. März 2026 um 00:30 MEZ": in the time zone, with its
 //                 abbreviation or offset, the locale's clock; seconds only when not zero
 //   - numbers:    the locale's separators; groups only from five digits ("2014", "48,250"); whole
@@ -65,18 +66,30 @@ export class Formatter {
   date(year: number, month0: number, day: number): string {
     const d = new Date(Date.UTC(2000, month0, day));
     d.setUTCFullYear(year);
-    return this.dateFormat.format(d);
+    return this.withEra(this.dateFormat, d).format(d);
   }
 
   /** The calendar day of an instant in the document's time zone. */
   dateOf(instant: Date): string {
-    return this.instantDateFormat.format(instant);
+    return this.withEra(this.instantDateFormat, instant).format(instant);
   }
 
   /** An instant in the document's time zone; seconds only when not zero. */
   dateTime(instant: Date): string {
-    return (instant.getUTCSeconds() || instant.getUTCMilliseconds() >= 500 ? this.dateTimeSecondsFormat : this.dateTimeFormat).format(instant);
+    return this.withEra(instant.getUTCSeconds() || instant.getUTCMilliseconds() >= 500 ? this.dateTimeSecondsFormat : this.dateTimeFormat, instant).format(instant);
   }
+
+  /** The format, naming the era for a date before year 1 (year 0 is 1 BC: without the era it prints as year 1). */
+  private withEra(format: Intl.DateTimeFormat, d: Date): Intl.DateTimeFormat {
+    if (d.getUTCFullYear() >= 1) return format;
+    let era = this.eraFormats.get(format);
+    if (!era) {
+      era = new Intl.DateTimeFormat(this.locale, { ...format.resolvedOptions(), era: "short" });
+      this.eraFormats.set(format, era);
+    }
+    return era;
+  }
+  private readonly eraFormats = new Map<Intl.DateTimeFormat, Intl.DateTimeFormat>();
 
   /** An instant with seconds: the footer's generation time. */
   timestamp(instant: Date): string {
