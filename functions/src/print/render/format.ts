@@ -84,7 +84,7 @@ export class Formatter {
     if (d.getUTCFullYear() >= 1) return format;
     let era = this.eraFormats.get(format);
     if (!era) {
-      era = new Intl.DateTimeFormat(this.locale, { ...format.resolvedOptions(), era: "short" });
+      era = new Intl.DateTimeFormat(this.locale, { ...(format.resolvedOptions() as Intl.DateTimeFormatOptions), era: "short" });
       this.eraFormats.set(format, era);
     }
     return era;
