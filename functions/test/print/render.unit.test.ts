@@ -22,6 +22,7 @@ import {
   type RenderOptions,
 } from "../../src/print/render";
 import { TrueTypeSource } from "../../src/print/render/ttf";
+import { pageContents, structText, unmarkedContent } from "./pdfChecks";
 import { streamData } from "./pdfText";
 
 // ---- reading a PDF back ---------------------------------------------------------------------
@@ -316,6 +317,33 @@ describe("renderInstancePdf: tables and pagination", () => {
     expect(pages[out.pageCount - 1].text).toContain(`Page ${out.pageCount} of ${out.pageCount}`);
     expect(pageOf(pages, "R-1999")).toBeGreaterThan(out.pageCount - 3);
   }, 30_000);
+
+  it("keeps a section heading with the start of its first field: a field that goes to the next page takes the heading along", async () => {
+    const tall = Array.from({ length: 14 }, (_, i) => `line ${i}`).join("\n");
+    let moved = 0;
+    // From a page with room for the heading and a row or two (not for the 14-line value) to one with room for all.
+    for (let rows = 18; rows <= 30; rows++) {
+      const inst: PrintableInstance = {
+        title: "Orphans",
+        objectTypeName: "T",
+        sections: [
+          { title: "First", fields: Array.from({ length: rows }, (_, i) => ({ label: `Row ${i}`, type: "text", value: `value ${i}` })) },
+          { title: "Second heading", fields: [{ label: "Tall", type: "text", value: tall }] },
+        ],
+      };
+      const { bytes } = await renderInstancePdf(inst, options("orphans"));
+      const pages = await readPages(bytes);
+      const headingPage = pages.findIndex((p) => p.text.includes("Second heading"));
+      expect(headingPage, `${rows} rows`).toBe(pages.findIndex((p) => p.text.includes("line 0")));
+      if (headingPage === 1) {
+        moved++;
+        // Drawn once, marked once: the structure holds the heading's text once, all content marked.
+        expect(structText(bytes).match(/"Second heading"/g)).toHaveLength(1);
+        for (const content of pageContents(bytes)) expect(unmarkedContent(content)).toEqual([]);
+      }
+    }
+    expect(moved).toBeGreaterThan(2);
+  });
 
   it("splits a single value taller than a page between its lines, losing nothing", async () => {
     const words = Array.from({ length: 12000 }, (_, i) => `w${i}`);

@@ -141,11 +141,32 @@ class Canvas {
   newPage(): void {
     // Checked while laying out: narrow columns of wrapped cells can make a small document thousands of pages long.
     if (this.pages.length >= this.maxPages) throw new PageLimitExceeded(this.maxPages);
+    // A heading with nothing drawn after it on this page goes to the new page with what follows it.
+    const heading = this.heading?.page === this.pages.length - 1 && this.heading.drawnTo === this.ops.length ? this.heading : undefined;
+    this.heading = undefined;
+    if (heading) {
+      this.ops.length = heading.ops;
+      this.structure.unmark(heading.element, heading.page, heading.marks, heading.kids);
+    }
     this.ops = [];
     this.pages.push(this.ops);
     this.y = this.page.continuationTop;
     this.ops.push(this.runningTitle());
+    heading?.draw();
   }
+
+  /**
+   * Draws a heading (`draw`, content of `element`) kept with what follows: should the next thing drawn
+   * start a new page, the heading moves there with it rather than stay alone at the foot of this one.
+   */
+  keepWithNext(element: number, draw: () => void): void {
+    const page = this.pages.length - 1;
+    const before = { ops: this.ops.length, marks: this.structure.marks[page]?.length ?? 0, kids: this.structure.elements[element].kids.length };
+    draw();
+    // A heading that started a page itself stays there (moving it again could not help).
+    if (this.pages.length - 1 === page) this.heading = { ...before, page, element, draw, drawnTo: this.ops.length };
+  }
+  private heading?: { page: number; ops: number; marks: number; kids: number; element: number; draw: () => void; drawnTo: number };
 
   /** Starts a new page unless `height` fits (or could not fit on a new page either). */
   ensure(height: number): void {
@@ -750,14 +771,16 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     // Keep the heading with the start of its first field (room for about four rows, which also
     // covers a table's label, header and first rows or a paragraph's label and first lines).
     canvas.ensure(headingHeight + 80);
-    placeRow(canvas, {
-      cells: [{ x: MARGIN_X, width: page.contentWidth, lines: heading, style: s.section, element: headingElement }],
-      leading: SECTION_LEADING,
-      padTop: 14,
-      padBottom: 4,
-      frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, bottom, 0.8, accent),
+    canvas.keepWithNext(headingElement, () => {
+      placeRow(canvas, {
+        cells: [{ x: MARGIN_X, width: page.contentWidth, lines: heading, style: s.section, element: headingElement }],
+        leading: SECTION_LEADING,
+        padTop: 14,
+        padBottom: 4,
+        frame: (_top, bottom) => canvas.hline(MARGIN_X, MARGIN_X + page.contentWidth, bottom, 0.8, accent),
+      });
+      canvas.y -= 1;
     });
-    canvas.y -= 1;
     if (fields.length === 0) {
       labelValueRow(canvas, s, list, fmt.words.noFields, undefined);
       return;

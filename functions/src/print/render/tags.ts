@@ -59,6 +59,12 @@ export class Structure {
     return index;
   }
 
+  /** Takes back the MCIDs of `page` from the `marks`-th on and the kids of `element` from the `kids`-th on (content drawn again elsewhere). */
+  unmark(element: number, page: number, marks: number, kids: number): void {
+    if (this.marks[page]) this.marks[page].length = marks;
+    this.elements[element].kids.length = kids;
+  }
+
   /** A new MCID on `page` for content of `element`. */
   mark(element: number, page: number): number {
     while (this.marks.length <= page) this.marks.push([]);
