@@ -3,8 +3,10 @@ import { badRequest } from "./errors";
 /** The longest id accepted in a path (Firebase Auth uids are at most 128 characters too). */
 export const MAX_ID_LENGTH = 128;
 
-/** Line and paragraph separators, and bidi marks, embeddings, overrides and isolates. */
-export const INVISIBLE_FORMATTING = /[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** Bidi embeddings, overrides and isolates: invisible, they reorder the text around them wherever it is shown. */
+export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+/** Line and paragraph separators, and bidi marks. */
+const SEPARATORS_AND_MARKS = /[\u2028\u2029\u200e\u200f]/;
 
 /**
  * Why `id` cannot name a Firestore document or an Auth user, or undefined when it can. Firestore
@@ -20,7 +22,7 @@ export function idProblem(id: string): string | undefined {
   if (/^__.*__$/.test(id)) return "is reserved (__...__)";
   if (/\p{Cc}/u.test(id)) return "contains a control character";
   // Invisible, and they reorder or break the text around them in every message, log line and page that shows the id.
-  if (INVISIBLE_FORMATTING.test(id)) return "contains a line separator or a bidi control";
+  if (SEPARATORS_AND_MARKS.test(id) || BIDI_CONTROLS.test(id)) return "contains a line separator or a bidi control";
   return undefined;
 }
 

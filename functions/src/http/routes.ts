@@ -204,12 +204,15 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
 /** A route's Express path patterns: one per target form (SPEC.md: every route is target-scoped). */
 const patternsOf = (route: AnyRoute): string[] => TARGET_FORMS.map((form) => `${form.path}${route.path}`);
 
+/** A router whose route words match with case, as Hosting's rewrites and path rules in front of it do. */
+const caseSensitiveRouter = (): Router => Router({ caseSensitive: true });
+
 /**
  * The body parsers of the routes that take a file (`upload`), under every target form: mounted before
  * the JSON parser, which leaves their requests alone.
  */
 export function uploadRouter(routes: readonly AnyRoute[]): Router {
-  const router = Router({ caseSensitive: true });
+  const router = caseSensitiveRouter();
   for (const route of routes) {
     if (!route.upload) continue;
     for (const pattern of patternsOf(route)) router[route.method](pattern, ...uploadBody(route.upload));
@@ -219,7 +222,7 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
 
 /** Registers each route under every target form. */
 export function targetRouter(routes: readonly AnyRoute[]): Router {
-  const router = Router({ caseSensitive: true });
+  const router = caseSensitiveRouter();
   for (const route of routes) {
     for (const pattern of patternsOf(route)) router[route.method](pattern, ...pipeline(route, pattern));
   }
@@ -237,7 +240,7 @@ export function methodRouter(routes: readonly AnyRoute[], extra: Record<string, 
   for (const route of routes) {
     for (const pattern of patternsOf(route)) methods.set(pattern, [...(methods.get(pattern) ?? []), route.method.toUpperCase()]);
   }
-  const router = Router({ caseSensitive: true });
+  const router = caseSensitiveRouter();
   for (const [pattern, allowed] of methods) {
     const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
     router.all(pattern, (req, res, next) => {

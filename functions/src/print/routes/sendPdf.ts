@@ -3,6 +3,7 @@ import { audit } from "../../audit";
 import * as logs from "../../logs";
 import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
+import { BIDI_CONTROLS } from "../../http/ids";
 import { defineRoute } from "../../http/routes";
 import { idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
@@ -34,7 +35,7 @@ const sendPdfBody = z
     to: addresses.meta({ description: "One address or a list", examples: ["someone@example.com"] }),
     cc: addresses.optional(),
     // No bidi embedding, override or isolate: a mail client would show "gpj.exe" as "exe.jpg" (RLM/LRM marks pass).
-    subject: singleLine(200).regex(/^[^\u202a-\u202e\u2066-\u2069]*$/, "must not contain bidi embedding, override or isolate characters").optional(),
+    subject: singleLine(200).refine((s) => !BIDI_CONTROLS.test(s), "must not contain bidi embedding, override or isolate characters").optional(),
     // Lines and tabs, but no other control character (NUL, ESC, C1): nothing a mail client would render or a relay refuse.
     message: z.string().trim().min(1).max(10_000).regex(/^(?:[^\p{Cc}]|[\t\n\r])*$/u, "must not contain control characters other than line breaks and tabs").optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
