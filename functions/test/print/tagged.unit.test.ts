@@ -177,6 +177,22 @@ describe("tagged PDF (PDF/UA-1)", () => {
     expect(arabic).not.toContain("/Lang (ar)");
   });
 
+  it("takes a run in the script of the document's language for that language: Persian in Arabic letters, Marathi in Devanagari, Japanese with a rare Han character", async () => {
+    const langs = async (locale: string, value: string): Promise<string[]> => {
+      const doc: PrintableInstance = { title: "T", objectTypeName: "O", sections: [{ title: "S", fields: [{ label: "L", type: "text", value }] }] };
+      const content = pageContents((await renderInstancePdf(doc, { ...options, locale })).bytes).join("\n");
+      return [...new Set([...content.matchAll(/\/Lang \(([^)]*)\)/g)].map((m) => m[1]))].sort();
+    };
+    expect(await langs("fa-IR", "بازرسی ساختمان شماره ۱۲")).toEqual(["en"]); // the Latin labels, nothing else
+    expect(await langs("ur-PK", "عمارت کا معائنہ")).toEqual(["en"]);
+    expect(await langs("mr-IN", "इमारत तपासणी पूर्ण झाली")).toEqual(["en"]);
+    expect(await langs("ar-EG", "بازرسی ساختمان")).toEqual(["en"]); // Arabic letters in an Arabic document
+    expect(await langs("de-DE", "بازرسی ساختمان")).toEqual(["ar"]); // the language of Arabic letters, lacking a better guess
+    // Japanese: a Korean name is Korean; 䶵 (a Han character Noto Sans JP lacks, from Noto Sans SC) stays Japanese.
+    expect(await langs("ja-JP", "点検 김민준")).toEqual(["en", "ko"]);
+    expect(await langs("ja-JP", "点検 䶵")).toEqual(["en"]);
+  });
+
   it("marks a line of Greek or Cyrillic in a Latin document by its first such letter, and only the lines that hold one", async () => {
     const latin = "Pressure checked at the inlet and at the outlet of the boiler, both within the range the maker gives. ";
     const instance = (values: string[]): PrintableInstance => ({

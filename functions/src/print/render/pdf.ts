@@ -184,44 +184,74 @@ export class FontUse {
   }
 }
 
-/** The language of text in a family's script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
-const FAMILY_LANGUAGE: Partial<Record<Family, string>> = {
-  ...Object.fromEntries(SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language])),
-  japanese: "ja",
-  simplifiedChinese: "zh-Hans",
-  traditionalChinese: "zh-Hant",
-  korean: "ko",
-};
-/** Languages not written in Latin letters (a Latin run in their documents is marked as English). */
-const NON_LATIN = new Set([
-  ...SCRIPT_FAMILIES.map((f) => SCRIPT_FONTS[f].language),
-  ...["fa", "ur", "yi", "mr", "ne", "ti", "ja", "zh", "ko", "el", "ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"],
-]);
+/** The script a language is written in (ISO 15924, by CLDR's likely subtags): "Arab" for fa, "Deva" for mr. */
+function scriptOfLanguage(language: string): string {
+  try {
+    return new Intl.Locale(language).maximize().script ?? "Latn";
+  } catch {
+    return "Latn";
+  }
+}
+
+/** Per family with a script of its own: the language its runs are marked with, and that script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
+const FAMILY_LANGUAGE: Partial<Record<Family, { language: string; script: string }>> = Object.fromEntries(
+  [...SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language] as const), ["japanese", "ja"], ["simplifiedChinese", "zh-Hans"], ["traditionalChinese", "zh-Hant"], ["korean", "ko"]].map(
+    ([family, language]) => [family, { language, script: scriptOfLanguage(language) }],
+  ),
+);
+/** Scripts of the Han families: a rare character from another Han family than the document's is its language all the same. */
+const HAN_SCRIPTS = new Set(["Jpan", "Hans", "Hant", "Kore"]);
 /** Greek (U+0370-03FF) and Cyrillic (U+0400-052F) letters; global, to search from a piece's start (lastIndex). */
 const GREEK_OR_CYRILLIC = /[\u0370-\u052f]/g;
-const CYRILLIC = new Set(["ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "mn"]);
+/** Kana and Hangul, which only Japanese and Korean are written in; global, as GREEK_OR_CYRILLIC. */
+const KANA_OR_HANGUL = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/** The document's language as pieceLanguage compares runs with it. */
+interface DocumentLanguage {
+  language: string;
+  /** Its primary subtag. */
+  primary: string;
+  /** The script it is written in (ISO 15924). */
+  script: string;
+}
 
 /**
  * The language of a run of text by its script, when it differs from the document's (undefined
  * otherwise, and for emoji): what its marked content's /Lang says, so that a screen reader switches
- * voice for a Japanese name in a German document. Latin, Greek and Cyrillic by the run's first letter.
+ * voice for a Japanese name in a German document. A run in the script the document's language is
+ * written in is that language (Persian in Arabic letters, Marathi in Devanagari). Latin, Greek and
+ * Cyrillic by the run's first letter.
  */
-function pieceLanguage(piece: Piece, document: { language: string; primary: string; latin: boolean }): string | undefined {
-  let language = FAMILY_LANGUAGE[piece.face.family];
-  if (language === undefined) {
+function pieceLanguage(piece: Piece, document: DocumentLanguage): string | undefined {
+  const own = FAMILY_LANGUAGE[piece.face.family];
+  // The piece's text: its clusters' range.
+  const glyphs = piece.glyphs;
+  const first = glyphs[0];
+  const last = glyphs[glyphs.length - 1];
+  const from = Math.min(first.cluster, last.cluster);
+  const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
+  let language: string;
+  if (own) {
+    if (own.script === document.script) return undefined;
+    if (HAN_SCRIPTS.has(own.script) && HAN_SCRIPTS.has(document.script)) {
+      // Han alone, from another Han family than the document's (a rare character): the document's language.
+      KANA_OR_HANGUL.lastIndex = from;
+      const found = KANA_OR_HANGUL.exec(piece.text);
+      if (!found || found.index >= to) return undefined;
+    }
+    language = own.language;
+  } else {
     if (piece.face.family === "emoji" || piece.face.family === "math") return undefined;
-    // The first letter of the piece's text (its clusters' range) that is not Latin: Greek or Cyrillic.
-    const glyphs = piece.glyphs;
-    const first = glyphs[0];
-    const last = glyphs[glyphs.length - 1];
-    const from = Math.min(first.cluster, last.cluster);
-    const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
-    language = document.latin ? document.language : "en";
+    // The first letter of the piece's text that is not Latin: Greek or Cyrillic.
+    language = document.script === "Latn" ? document.language : "en";
     // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
     // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
     GREEK_OR_CYRILLIC.lastIndex = from;
     const found = GREEK_OR_CYRILLIC.exec(piece.text);
-    if (found && found.index < to) language = found[0] < "\u0400" ? "el" : CYRILLIC.has(document.primary) ? document.language : "ru";
+    if (found && found.index < to) {
+      const [script, fallback] = found[0] < "\u0400" ? ["Grek", "el"] : ["Cyrl", "ru"];
+      language = document.script === script ? document.language : fallback;
+    }
   }
   if (language === document.language) return undefined;
   const dash = language.indexOf("-");
@@ -231,12 +261,11 @@ function pieceLanguage(piece: Piece, document: { language: string; primary: stri
 /** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
 export class DocumentFonts {
   private readonly uses = new Map<Face, FontUse>();
-  /** The document's language, its primary subtag and whether it is written in Latin letters (pieceLanguage); none: runs in other languages are not marked (untagged). */
-  readonly language: { language: string; primary: string; latin: boolean } | undefined;
+  /** The document's language (pieceLanguage); none: runs in other languages are not marked (untagged). */
+  readonly language: DocumentLanguage | undefined;
 
   constructor(language?: string) {
-    const primary = language?.split("-")[0].toLowerCase() ?? "";
-    this.language = language ? { language, primary, latin: !NON_LATIN.has(primary) } : undefined;
+    this.language = language ? { language, primary: language.split("-")[0].toLowerCase(), script: scriptOfLanguage(language) } : undefined;
   }
 
   use(face: Face): FontUse {
