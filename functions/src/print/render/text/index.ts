@@ -4,7 +4,7 @@
 
 import { loadShaper, NEEDS_SHAPING } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
-import { hanStyleOfLocale, hanStyleOfText, type HanStyle } from "./scripts";
+import { hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
@@ -12,12 +12,6 @@ export type { Paragraph } from "./paragraph";
 export { loadedFamilies } from "./fonts";
 
 const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
-
-const LETTERS: [RegExp, string][] = [
-  ...SCRIPT_FAMILIES.map((f): [RegExp, string] => [new RegExp(`\\p{Script=${SCRIPT_FONTS[f].script}}`, "gu"), SCRIPT_FONTS[f].language]),
-  [/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, "cjk"],
-  [/[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/gu, "en-GB"],
-];
 
 const HAN_LANGUAGE: Record<HanStyle, string> = {
   japanese: "ja",
@@ -29,13 +23,31 @@ const HAN_LANGUAGE: Record<HanStyle, string> = {
 /** A letter of another script than Latin, Greek or Cyrillic. */
 const OTHER_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 
-/** The language that has the most letters in `text` (en-GB when none has any). */
+/** The language of a script class's characters, where the class has one ("cjk": the Han style's). */
+const CLASS_LANGUAGE = new Map<ScriptClass, string>([
+  ...SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language] as const),
+  ["han", "cjk"],
+  ["kana", "cjk"],
+  ["hangul", "cjk"],
+  ["latin", "en-GB"],
+]);
+
+/** The language that has the most characters in `text`, by their scripts (en-GB when none has any; ties: the first in CLASS_LANGUAGE). */
 function dominantLanguage(text: string, han: HanStyle): string {
   if (!OTHER_LETTER.test(text)) return "en-GB";
+  // One pass, each character's script from scriptOf's cache (a regular expression per script was
+  // twenty passes over the text).
+  const counts = new Map<string, number>();
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    const language = CLASS_LANGUAGE.get(scriptOf(cp));
+    if (language !== undefined) counts.set(language, (counts.get(language) ?? 0) + 1);
+  }
   let best = "en-GB";
   let most = 0;
-  for (const [re, language] of LETTERS) {
-    const count = text.match(re)?.length ?? 0;
+  for (const language of new Set(CLASS_LANGUAGE.values())) {
+    const count = counts.get(language) ?? 0;
     if (count > most) {
       most = count;
       best = language === "cjk" ? HAN_LANGUAGE[han] : language;
