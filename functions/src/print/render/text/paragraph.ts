@@ -68,7 +68,7 @@ export function cleanText(text: string): string {
     // eslint-disable-next-line no-control-regex -- control characters are what this replaces
     .replace(/[\x00-\x1f\x7f-\x9f]/g, REPLACEMENT)
     .normalize("NFC");
-  return LONG_EXTENSION.test(clean) ? boundClusters(clean) : clean;
+  return clean.length > MAX_CLUSTER && LONG_EXTENSION.test(clean) ? boundClusters(clean) : clean;
 }
 
 /**

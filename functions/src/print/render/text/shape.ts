@@ -120,8 +120,8 @@ export function throughCmap(text: string, start: number, end: number, face: Face
     const cp = text.codePointAt(i)!;
     const at = i;
     if (cp > 0xffff) i++;
-    const g = isIgnorable(cp) ? undefined : face.glyph(cp);
-    const previous = out.at(-1);
+    const g = cp >= 0xad && isIgnorable(cp) ? undefined : face.glyph(cp);
+    const previous = out.length > 0 ? out[out.length - 1] : undefined;
     // A default-ignorable character prints as nothing (as HarfBuzz does) and stands for nothing.
     if (previous && previous.clusterEnd === end) previous.clusterEnd = at;
     if (!g) continue;
