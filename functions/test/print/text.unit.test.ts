@@ -41,6 +41,14 @@ describe("line breaking", () => {
     for (let i = 1; i < khmer.indexOf("ពិ"); i++) expect(k[i]).toBe(0);
   });
 
+  it("never breaks before a Burmese or Khmer sentence mark, which ICU's dictionary takes for a word", () => {
+    for (const text of ["ပို့ပြီးပါပြီ။", "ပြီးပါပြီ၊ ရုံး", "បាទ។ ខ្ញុំ"]) {
+      const breaks = breakOpportunities(text);
+      for (const mark of ["။", "၊", "។"]) if (text.includes(mark)) expect(breaks[text.indexOf(mark)], `${text} before ${mark}`).toBe(0);
+      expect(breaks.some((b) => b === 1)).toBe(true); // still breaks between its words
+    }
+  });
+
   it("breaks Latin text at spaces and after hyphens, never inside a word that fits", () => {
     const breaks = breakOpportunities("state-of-the-art pump station");
     expect(breaks["state-".length]).toBe(1);

@@ -6,6 +6,7 @@ import LineBreaker from "linebreak";
 
 const DICTIONARY_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const isDictionaryChar = (ch: string | undefined): boolean => ch !== undefined && DICTIONARY_SCRIPTS.test(ch);
+const PUNCTUATION = /\p{P}/u;
 let words: Intl.Segmenter | undefined;
 
 /** `result[i] === 1` when a line may start at index i (0 < i < text.length) of one paragraph. */
@@ -16,7 +17,8 @@ export function breakOpportunities(text: string): Uint8Array {
   if (DICTIONARY_SCRIPTS.test(text)) {
     words ??= new Intl.Segmenter("th", { granularity: "word" });
     for (const { index } of words.segment(text)) {
-      if (index > 0 && isDictionaryChar(text[index - 1]) && isDictionaryChar(text[index])) out[index] = 1;
+      // Between words, not before a punctuation mark (Burmese ။ and ၊, Khmer ។ are words to ICU; UAX #14 keeps them with the word before).
+      if (index > 0 && isDictionaryChar(text[index - 1]) && isDictionaryChar(text[index]) && !PUNCTUATION.test(text[index])) out[index] = 1;
     }
   }
   out[0] = 0;
