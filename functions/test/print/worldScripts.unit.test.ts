@@ -202,6 +202,11 @@ describe("world scripts: direction and layout", () => {
     const latin = oneValue("Plain Latin text");
     const items = await pdfjsItems((await render(latin, "ar-EG")).bytes);
     expect(items.find((i) => i.str === "Value")!.right).toBeCloseTo(PAGE_WIDTH - 50, 0);
+    // By the script of the language: Punjabi of Pakistan is written in Arabic letters (Gurmukhi in India), Azeri of Iran too.
+    for (const [locale, mirrored] of [["pa-PK", true], ["az-IR", true], ["pa-IN", false], ["az-AZ", false]] as const) {
+      const value = (await pdfjsItems((await render(latin, locale)).bytes)).find((i) => i.str === "Value")!;
+      expect(mirrored ? value.right : value.x, locale).toBeCloseTo(mirrored ? PAGE_WIDTH - 50 : 50, 0);
+    }
     const pdf = await PDFDocument.load((await render(latin, "ar-EG")).bytes, { updateMetadata: false });
     expect(String(pdf.catalog.get(PDFName.of("Lang")))).toBe("(ar-EG)");
     const arabic = await PDFDocument.load(rendered["script-rtl"].bytes, { updateMetadata: false });

@@ -11,7 +11,8 @@ export type { Line, Piece } from "./paragraph";
 export type { Paragraph } from "./paragraph";
 export { loadedFamilies } from "./fonts";
 
-const RTL_LANGUAGES = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
+/** Scripts written right to left (ISO 15924): a document in a language written in one is laid out right to left. */
+const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg", "Samr", "Mand"]);
 
 const HAN_LANGUAGE: Record<HanStyle, string> = {
   japanese: "ja",
@@ -76,7 +77,8 @@ export async function documentText(allText: string, locale?: string): Promise<Do
   } catch {
     language = "en-GB";
   }
-  const rtl = RTL_LANGUAGES.has(new Intl.Locale(language).language);
+  // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
+  const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
   if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
   return new DocumentText({ han, language, rtl, missing: 0 });
 }
