@@ -318,6 +318,33 @@ describe("renderInstancePdf: tables and pagination", () => {
     expect(pageOf(pages, "R-1999")).toBeGreaterThan(out.pageCount - 3);
   }, 30_000);
 
+  it("gives every column of a table too wide for the page at least two and a half ems, and cuts a line wider than its column at the column", async () => {
+    const grid = (columns: string[], row: string[]): PrintableInstance => ({
+      title: "Wide",
+      objectTypeName: "T",
+      sections: [{ title: "S", fields: [{ label: "Grid", type: "table", value: { columns, rows: [{ cells: row }] } }] }],
+    });
+    /** x of the table's vertical rules, and the boxes of the clipping paths, from the page's operators. */
+    const geometry = async (instance: PrintableInstance) => {
+      const [content] = pageContents((await renderInstancePdf(instance, options("wide"))).bytes);
+      const rules = [...content.matchAll(/([\d.]+) ([\d.]+) m \1 ([\d.]+) l S/g)].map((m) => Number(m[1]));
+      const xs = [...new Set(rules)].sort((a, b) => a - b);
+      const clips = [...content.matchAll(/([\d.-]+) [\d.-]+ ([\d.]+) [\d.]+ re W n/g)].map((m) => [Number(m[1]), Number(m[1]) + Number(m[2])]);
+      return { xs, clips };
+    };
+    // Eleven long unbreakable words and one short one: the short column kept its width in proportion (a letter wide).
+    const { xs } = await geometry(grid(Array.from({ length: 12 }, (_, i) => `C${i}`), [...Array.from({ length: 11 }, () => "x".repeat(40)), "Mmmmm"]));
+    expect(xs).toHaveLength(13);
+    for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1], `column ${i - 1}`).toBeGreaterThanOrEqual(2.5 * 8 + 7 - 0.01);
+    // Sixty columns: narrower than a letter, each line drawn is cut at its column's box.
+    const sixty = await geometry(grid(Array.from({ length: 60 }, (_, i) => `C${i}`), Array.from({ length: 60 }, () => "Wide")));
+    expect(sixty.clips.length).toBeGreaterThanOrEqual(60);
+    for (const [from, to] of sixty.clips) {
+      const column = sixty.xs.findIndex((x, i) => x <= from + 0.01 && sixty.xs[i + 1] >= to - 0.01);
+      expect(column, `clip ${from}..${to}`).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it("keeps a section heading with the start of its first field: a field that goes to the next page takes the heading along", async () => {
     const tall = Array.from({ length: 14 }, (_, i) => `line ${i}`).join("\n");
     let moved = 0;

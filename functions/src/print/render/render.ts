@@ -182,7 +182,14 @@ class Canvas {
     if (line.pieces.length === 0) return;
     const right = alignEnd ? !this.mirror : this.mirror || line.rtl;
     const left = this.left(x, width);
-    const clip = towers(line) ? `${n(left - style.size / 4)} ${n(baseline - style.size / 2)} ${n(width + style.size / 2)} ${n(style.size * 1.75)} re W n` : "";
+    // A line wider than its box (a cluster wider than a narrow table column) is cut at the box; one with
+    // towering marks at its band. The band holds any script's ink (Vietnamese capitals with two marks, Arabic with three).
+    const tall = towers(line);
+    const wide = (line.width * style.size) / 1000 > width + 0.01;
+    const clip =
+      tall || wide
+        ? `${n(wide ? left : left - style.size / 4)} ${n(baseline - 0.45 * style.size)} ${n(wide ? width : width + style.size / 2)} ${n(1.6 * style.size)} re W n`
+        : "";
     if (element === undefined || !this.structure.tagged) {
       const ops = showLine(this.fonts, style, left, width, baseline, line, right);
       this.marked(undefined, clip ? `q ${clip} ${ops} Q` : ops);
@@ -245,12 +252,12 @@ class Canvas {
 }
 
 /**
- * Does a glyph of the line sit an em or more above or below it? Only a flood of stacked marks does
- * (Arabic's most, three, reach 0.7 em): such a line is clipped to its own band, so that it cannot draw
- * over the lines around it or off the page.
+ * Does a glyph of the line sit 0.75 em or more above or below it? Only stacks of marks do (Arabic's
+ * three reach 0.7 em, Vietnamese's two 0.25 em): such a line is clipped to its own band, so that it
+ * cannot draw over the lines around it or off the page.
  */
 function towers(line: Line): boolean {
-  for (const piece of line.pieces) for (const g of piece.glyphs) if (g.dy >= 1000 || g.dy <= -1000) return true;
+  for (const piece of line.pieces) for (const g of piece.glyphs) if (g.dy >= 750 || g.dy <= -750) return true;
   return false;
 }
 
@@ -420,7 +427,14 @@ function paragraphs(canvas: Canvas, s: Styles, list: number, label: string, text
   canvas.hline(MARGIN_X, MARGIN_X + canvas.page.contentWidth, canvas.y, 0.5, RULE);
 }
 
-/** Column widths: natural widths when they fit, else shares between each column's min and max. */
+/** Narrowest a column is made when the longest words do not fit: two and a half ems, whatever a syllable takes. */
+const COLUMN_FLOOR = 2.5 * TABLE_SIZE + 2 * TABLE_PAD_X;
+
+/**
+ * Column widths: natural widths when they fit, else shares between each column's min and max; when
+ * even the longest words do not fit, each column gets what its words need above a floor in the same
+ * share (so no column shrinks below COLUMN_FLOOR, or its own minimum, while others could give).
+ */
 function columnWidths(minW: number[], maxW: number[], total: number): number[] {
   const sumMax = maxW.reduce((a, b) => a + b, 0);
   const sumMin = minW.reduce((a, b) => a + b, 0);
@@ -429,7 +443,11 @@ function columnWidths(minW: number[], maxW: number[], total: number): number[] {
     const k = (total - sumMin) / (sumMax - sumMin);
     return minW.map((w, i) => w + (maxW[i] - w) * k);
   }
-  return minW.map((w) => (w * total) / sumMin);
+  const floors = minW.map((w) => Math.min(w, COLUMN_FLOOR));
+  const sumFloors = floors.reduce((a, b) => a + b, 0);
+  if (sumFloors >= total) return minW.map((w) => (w * total) / sumMin);
+  const k = (total - sumFloors) / (sumMin - sumFloors);
+  return minW.map((w, i) => floors[i] + (w - floors[i]) * k);
 }
 
 /**
@@ -445,7 +463,6 @@ function table(canvas: Canvas, s: Styles, list: number, label: string, value: Ex
   const bodyElement = structure.add("TBody", tableElement);
   const cols = value.columns.length;
   const scaleCell = TABLE_SIZE / 1000;
-  // Shape every cell once; measure its widest line and its longest word.
   // Shape every cell once; measure its widest line and its longest word.
   const measure = (bold: boolean, text: string): { paragraphs: Paragraph[]; max: number; word: number } => {
     const paragraphs = canvas.docText.paragraphs(text, bold);
