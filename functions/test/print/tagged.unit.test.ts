@@ -193,7 +193,7 @@ describe("tagged PDF (PDF/UA-1)", () => {
     expect(await langs("ja-JP", "点検 䶵")).toEqual(["en"]);
   });
 
-  it("marks a line of Greek or Cyrillic in a Latin document by its first such letter, and only the lines that hold one", async () => {
+  it("marks the Greek and Cyrillic words of a Latin document with their language, the Latin ones around them not", async () => {
     const latin = "Pressure checked at the inlet and at the outlet of the boiler, both within the range the maker gives. ";
     const instance = (values: string[]): PrintableInstance => ({
       title: "Languages",
@@ -210,8 +210,12 @@ describe("tagged PDF (PDF/UA-1)", () => {
     const notes = lines.slice(lines.indexOf("el"));
     expect(lines.length - notes.length).toBeGreaterThan(0);
     expect(lines.slice(0, lines.length - notes.length).every((language) => language === "-")).toBe(true);
-    expect(notes.length).toBeGreaterThan(4);
-    expect(notes).toEqual(["el", "ru", "el", ...Array<string>(notes.length - 4).fill("-"), "ru"]);
+    expect(notes.length).toBeGreaterThan(5);
+    // Greek; Russian, then "Fluke" in the document's language; "Τέλος:" and the English after it, line after line, then "конец".
+    expect(notes).toEqual(["el", "ru", "-", "el", ...Array<string>(notes.length - 5).fill("-"), "ru"]);
+    // A single Greek or Cyrillic letter is a symbol of the text around it (angles, ohms, micro).
+    const [symbols] = pageContents((await renderInstancePdf(instance(["Der Neigungswinkel α beträgt 12°, der Widerstand 500 MΩ, 3 μm."]), { ...options, locale: "de-DE" })).bytes);
+    expect(symbols).not.toMatch(/\/Lang \((el|ru)\)/);
 
     const [russian] = pageContents((await renderInstancePdf(instance(["Проверка", "Fluke 87V", "Ελληνικά"]), { ...options, locale: "ru-RU" })).bytes);
     expect(languages(russian).slice(-3)).toEqual(["-", "en", "el"]);

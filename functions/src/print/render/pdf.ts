@@ -215,14 +215,31 @@ interface DocumentLanguage {
   script: string;
 }
 
+/** Runs of Greek or of Cyrillic words (two letters or more each, with what stands between them): a single letter is a symbol (α, Ω, µ) of the text around it. */
+const GREEK_OR_CYRILLIC_WORDS = /[\u0370-\u03ff\u1f00-\u1fff]{2,}(?:[^\p{L}]+[\u0370-\u03ff\u1f00-\u1fff]{2,})*|[\u0400-\u052f]{2,}(?:[^\p{L}]+[\u0400-\u052f]{2,})*/gu;
+
+/** What a piece's marked content says of its language: a /Lang property ("" for the document's language), and stretches of the text that say another. */
+interface PieceLanguage {
+  property: string;
+  /** Greek or Cyrillic words in a Latin piece: [start, end) of the paragraph's text, and their property. */
+  words?: { start: number; end: number; property: string }[];
+}
+
+const langProperty = (language: string | undefined, document: DocumentLanguage): string => {
+  if (language === undefined || language === document.language) return "";
+  const dash = language.indexOf("-");
+  return (dash < 0 ? language : language.slice(0, dash)) === document.primary ? "" : `/Lang (${language})`;
+};
+
 /**
- * The language of a run of text by its script, when it differs from the document's (undefined
- * otherwise, and for emoji): what its marked content's /Lang says, so that a screen reader switches
- * voice for a Japanese name in a German document. A run in the script the document's language is
- * written in is that language (Persian in Arabic letters, Marathi in Devanagari). Latin, Greek and
- * Cyrillic by the run's first letter.
+ * The language of a run of text by its script, when it differs from the document's: what its marked
+ * content's /Lang says, so that a screen reader switches voice for a Japanese name in a German
+ * document. A run in the script the document's language is written in is that language (Persian in
+ * Arabic letters, Marathi in Devanagari); emoji and mathematical letters are their surroundings'.
+ * Latin, Greek and Cyrillic share a font: its Greek and Cyrillic words (not single letters, which are
+ * symbols) are marked apart.
  */
-function pieceLanguage(piece: Piece, document: DocumentLanguage): string | undefined {
+function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
   const own = FAMILY_LANGUAGE[piece.face.family];
   // The piece's text: its clusters' range.
   const glyphs = piece.glyphs;
@@ -230,32 +247,30 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): string | undef
   const last = glyphs[glyphs.length - 1];
   const from = Math.min(first.cluster, last.cluster);
   const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
-  let language: string;
   if (own) {
-    if (own.script === document.script) return undefined;
+    if (own.script === document.script) return { property: "" };
     if (HAN_SCRIPTS.has(own.script) && HAN_SCRIPTS.has(document.script)) {
       // Han alone, from another Han family than the document's (a rare character): the document's language.
       KANA_OR_HANGUL.lastIndex = from;
       const found = KANA_OR_HANGUL.exec(piece.text);
-      if (!found || found.index >= to) return undefined;
+      if (!found || found.index >= to) return { property: "" };
     }
-    language = own.language;
-  } else {
-    if (piece.face.family === "emoji" || piece.face.family === "math") return undefined;
-    // The first letter of the piece's text that is not Latin: Greek or Cyrillic.
-    language = document.script === "Latn" ? document.language : "en";
-    // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
-    // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
-    GREEK_OR_CYRILLIC.lastIndex = from;
-    const found = GREEK_OR_CYRILLIC.exec(piece.text);
-    if (found && found.index < to) {
-      const [script, fallback] = found[0] < "\u0400" ? ["Grek", "el"] : ["Cyrl", "ru"];
-      language = document.script === script ? document.language : fallback;
-    }
+    return { property: langProperty(own.language, document) };
   }
-  if (language === document.language) return undefined;
-  const dash = language.indexOf("-");
-  return (dash < 0 ? language : language.slice(0, dash)) === document.primary ? undefined : language;
+  if (piece.face.family === "emoji" || piece.face.family === "math") return { property: "" };
+  const property = langProperty(document.script === "Latn" ? document.language : "en", document);
+  // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
+  // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
+  GREEK_OR_CYRILLIC.lastIndex = from;
+  const found = GREEK_OR_CYRILLIC.exec(piece.text);
+  if (!found || found.index >= to) return { property };
+  const words: { start: number; end: number; property: string }[] = [];
+  GREEK_OR_CYRILLIC_WORDS.lastIndex = from;
+  for (let m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text); m && m.index < to; m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text)) {
+    const [script, fallback] = m[0] < "\u0400" ? ["Grek", "el"] : ["Cyrl", "ru"];
+    words.push({ start: m.index, end: m.index + m[0].length, property: langProperty(document.script === script ? document.language : fallback, document) });
+  }
+  return words.length > 0 ? { property, words } : { property };
 }
 
 /** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
@@ -318,7 +333,7 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
     const use = fonts.use(piece.face);
     const glyphs = piece.glyphs;
     const language = mark && fonts.language ? pieceLanguage(piece, fonts.language) : undefined;
-    const languageProperty = language ? `/Lang (${language})` : "";
+    let languageProperty = language?.property ?? "";
     wanted = languageProperty;
     out += `/${use.resource} ${num(size)} Tf `;
     let array = "";
@@ -358,6 +373,16 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
     for (let i = 0; i < glyphs.length; ) {
       let j = i + 1;
       while (j < glyphs.length && glyphs[j].cluster === glyphs[i].cluster) j++;
+      if (language?.words) {
+        // A Greek or Cyrillic word in a Latin piece: a sequence of its own language.
+        const c = glyphs[i].cluster;
+        const property = language.words.find((w) => c >= w.start && c < w.end)?.property ?? language.property;
+        if (property !== languageProperty) {
+          flush();
+          languageProperty = property;
+          wanted = property;
+        }
+      }
       // Extractors read a right-to-left glyph's text backwards with the rest of its line: a cluster of
       // several characters (a letter and its vowel mark) is stored reversed so that it reads forwards.
       const logical = piece.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
