@@ -3,7 +3,8 @@
 //   - dates:      "4 May 2026" (en-GB), "4. Mai 2026" (de-DE): the calendar date as stored, no zone;
 //                 a year before 1 with its era ("0000-05-04": "4 May 1 BC")
 //   - date-times: "4 May 2026 at 13:45 UTC", "6. März 2026 um 00:30 MEZ": in the time zone, with its
-//                 abbreviation or offset, the locale's clock; seconds only when not zero
+//                 abbreviation or offset, the locale's clock; to the nearest second, shown only when
+//                 not zero, the hour written alike with seconds and without ("04:05:06", "04:05")
 //   - numbers:    the locale's separators; groups only from five digits ("2014", "48,250"); whole
 //                 numbers below 2^53 every digit, fractions up to 15 significant digits (0.1 + 0.2: 0.3)
 //   - booleans:   the locale's "Yes" / "No" (words.ts)
@@ -57,7 +58,11 @@ export class Formatter {
     this.instantDateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone });
     const time = { year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short", timeZone } as const;
     this.dateTimeFormat = new Intl.DateTimeFormat(locale, time);
-    this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, second: "2-digit" });
+    // With seconds, ICU drops the leading zero of an hour that the locale pads without them (en-GB
+    // "04:12" but "4:12:05"): the hour as the format without seconds writes it.
+    const probe = new Intl.DateTimeFormat(locale, { ...time, timeZone: "UTC" }).formatToParts(Date.UTC(2000, 0, 1, 4));
+    const hour = probe.find((p) => p.type === "hour")?.value.length === 2 ? "2-digit" : "numeric";
+    this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, hour, second: "2-digit" });
     this.numberFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, useGrouping: "min2" });
     this.wholeNumberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 0, useGrouping: "min2" });
   }
@@ -74,9 +79,10 @@ export class Formatter {
     return this.withEra(this.instantDateFormat, instant).format(instant);
   }
 
-  /** An instant in the document's time zone; seconds only when not zero. */
+  /** An instant in the document's time zone, to the nearest second; seconds only when not zero. */
   dateTime(instant: Date): string {
-    return this.withEra(instant.getUTCSeconds() || instant.getUTCMilliseconds() >= 500 ? this.dateTimeSecondsFormat : this.dateTimeFormat, instant).format(instant);
+    const rounded = new Date(Math.round(instant.getTime() / 1000) * 1000);
+    return this.withEra(rounded.getUTCSeconds() ? this.dateTimeSecondsFormat : this.dateTimeFormat, rounded).format(rounded);
   }
 
   /** The format, naming the era for a date before year 1 (year 0 is 1 BC: without the era it prints as year 1). */
