@@ -81,7 +81,7 @@ const MAX_CLUSTER = 32;
 /** A run of characters that may all extend one cluster (marks, joiners, emoji, jamo, tags): maybe too long. */
 const LONG_EXTENSION = /(?:[\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\u1100-\u11ff\ud7b0-\ud7ff]|\u200c|\u200d|[\u{e0020}-\u{e007f}]){32,}/u;
 
-/** Cuts every grapheme cluster after each MAX_CLUSTER code points with a zero-width space (a cluster break, printed as nothing). */
+/** Cuts every grapheme cluster into pieces of at most MAX_CLUSTER code points with zero-width spaces (a cluster break, printed as nothing). */
 function boundClusters(text: string): string {
   graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   let out = "";
@@ -91,7 +91,14 @@ function boundClusters(text: string): string {
       continue;
     }
     const codePoints = [...segment];
-    for (let i = 0; i < codePoints.length; i += MAX_CLUSTER) out += (i > 0 ? "\u200b" : "") + codePoints.slice(i, i + MAX_CLUSTER).join("");
+    for (let i = 0; i < codePoints.length; ) {
+      // After a joiner where there is one (a ZWJ chain parts between its emoji, not between an emoji and its skin tone).
+      let end = Math.min(i + MAX_CLUSTER, codePoints.length);
+      const joiner = codePoints.lastIndexOf("\u200d", end - 1);
+      if (end < codePoints.length && joiner > i) end = joiner + 1;
+      out += (i > 0 ? "\u200b" : "") + codePoints.slice(i, end).join("");
+      i = end;
+    }
   }
   return out;
 }
