@@ -216,6 +216,10 @@ describe("tagged PDF (PDF/UA-1)", () => {
     // A single Greek or Cyrillic letter is a symbol of the text around it (angles, ohms, micro).
     const [symbols] = pageContents((await renderInstancePdf(instance(["Der Neigungswinkel α beträgt 12°, der Widerstand 500 MΩ, 3 μm."]), { ...options, locale: "de-DE" })).bytes);
     expect(symbols).not.toMatch(/\/Lang \((el|ru)\)/);
+    // Serbian is written in both scripts: a Serbian Latin document's Cyrillic words are Serbian, a German one's Russian.
+    const serbian = (locale: string) => renderInstancePdf(instance(["Izveštaj o pregledu: Извештај о прегледу"]), { ...options, locale });
+    expect(pageContents((await serbian("sr-Latn-RS")).bytes).join("\n")).not.toMatch(/\/Lang \(ru\)/);
+    expect(pageContents((await serbian("de-DE")).bytes).join("\n")).toMatch(/\/Lang \(ru\)/);
 
     const [russian] = pageContents((await renderInstancePdf(instance(["Проверка", "Fluke 87V", "Ελληνικά"]), { ...options, locale: "ru-RU" })).bytes);
     expect(languages(russian).slice(-3)).toEqual(["-", "en", "el"]);

@@ -213,6 +213,8 @@ interface DocumentLanguage {
   primary: string;
   /** The script it is written in (ISO 15924). */
   script: string;
+  /** The script its primary language is written in by default (Serbian: Cyrillic, whatever sr-Latn says). */
+  primaryScript: string;
 }
 
 /** Runs of Greek or of Cyrillic words (two letters or more each, with what stands between them): a single letter is a symbol (α, Ω, µ) of the text around it. */
@@ -268,7 +270,9 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage 
   GREEK_OR_CYRILLIC_WORDS.lastIndex = from;
   for (let m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text); m && m.index < to; m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text)) {
     const [script, fallback] = m[0] < "\u0400" ? ["Grek", "el"] : ["Cyrl", "ru"];
-    words.push({ start: m.index, end: m.index + m[0].length, property: langProperty(document.script === script ? document.language : fallback, document) });
+    // A Serbian Latin document's Cyrillic words are Serbian all the same.
+    const language = document.script === script || document.primaryScript === script ? document.language : fallback;
+    words.push({ start: m.index, end: m.index + m[0].length, property: langProperty(language, document) });
   }
   return words.length > 0 ? { property, words } : { property };
 }
@@ -280,7 +284,8 @@ export class DocumentFonts {
   readonly language: DocumentLanguage | undefined;
 
   constructor(language?: string) {
-    this.language = language ? { language, primary: language.split("-")[0].toLowerCase(), script: scriptOfLanguage(language) } : undefined;
+    const primary = language?.split("-")[0].toLowerCase() ?? "";
+    this.language = language ? { language, primary, script: scriptOfLanguage(language), primaryScript: scriptOfLanguage(primary) } : undefined;
   }
 
   use(face: Face): FontUse {
