@@ -12,6 +12,7 @@ import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PD
 import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
+import { HAN_LANGUAGE } from "./text/scripts";
 import type { Line, Piece } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
 import type { PreparedImage } from "./types";
@@ -195,15 +196,13 @@ function scriptOfLanguage(language: string): string {
 
 /** Per family with a script of its own: the language its runs are marked with, and that script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
 const FAMILY_LANGUAGE: Partial<Record<Family, { language: string; script: string }>> = Object.fromEntries(
-  [...SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language] as const), ["japanese", "ja"], ["simplifiedChinese", "zh-Hans"], ["traditionalChinese", "zh-Hant"], ["korean", "ko"]].map(
+  [...SCRIPT_FAMILIES.map((f) => [f, SCRIPT_FONTS[f].language] as const), ...Object.entries(HAN_LANGUAGE)].map(
     ([family, language]) => [family, { language, script: scriptOfLanguage(language) }],
   ),
 );
 /** Scripts of the Han families: a rare character from another Han family than the document's is its language all the same. */
 const HAN_SCRIPTS = new Set(["Jpan", "Hans", "Hant", "Kore"]);
-/** Greek (U+0370-03FF) and Cyrillic (U+0400-052F) letters; global, to search from a piece's start (lastIndex). */
-const GREEK_OR_CYRILLIC = /[\u0370-\u052f]/g;
-/** Kana and Hangul, which only Japanese and Korean are written in; global, as GREEK_OR_CYRILLIC. */
+/** Kana and Hangul, which only Japanese and Korean are written in; global, to search from a piece's start (lastIndex). */
 const KANA_OR_HANGUL = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 
 /** The document's language as pieceLanguage compares runs with it. */
@@ -227,8 +226,8 @@ interface PieceLanguage {
   words?: { start: number; end: number; property: string }[];
 }
 
-const langProperty = (language: string | undefined, document: DocumentLanguage): string => {
-  if (language === undefined || language === document.language) return "";
+const langProperty = (language: string, document: DocumentLanguage): string => {
+  if (language === document.language) return "";
   const dash = language.indexOf("-");
   return (dash < 0 ? language : language.slice(0, dash)) === document.primary ? "" : `/Lang (${language})`;
 };
@@ -243,6 +242,7 @@ const langProperty = (language: string | undefined, document: DocumentLanguage):
  */
 function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
   const own = FAMILY_LANGUAGE[piece.face.family];
+  if (own?.script === document.script || piece.face.family === "emoji" || piece.face.family === "math") return { property: "" };
   // The piece's text: its clusters' range.
   const glyphs = piece.glyphs;
   const first = glyphs[0];
@@ -250,7 +250,6 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage 
   const from = Math.min(first.cluster, last.cluster);
   const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
   if (own) {
-    if (own.script === document.script) return { property: "" };
     if (HAN_SCRIPTS.has(own.script) && HAN_SCRIPTS.has(document.script)) {
       // Han alone, from another Han family than the document's (a rare character): the document's language.
       KANA_OR_HANGUL.lastIndex = from;
@@ -259,13 +258,9 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage 
     }
     return { property: langProperty(own.language, document) };
   }
-  if (piece.face.family === "emoji" || piece.face.family === "math") return { property: "" };
   const property = langProperty(document.script === "Latn" ? document.language : "en", document);
   // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
   // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
-  GREEK_OR_CYRILLIC.lastIndex = from;
-  const found = GREEK_OR_CYRILLIC.exec(piece.text);
-  if (!found || found.index >= to) return { property };
   const words: { start: number; end: number; property: string }[] = [];
   GREEK_OR_CYRILLIC_WORDS.lastIndex = from;
   for (let m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text); m && m.index < to; m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text)) {

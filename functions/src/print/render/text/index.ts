@@ -4,7 +4,7 @@
 
 import { loadShaper, NEEDS_SHAPING } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
-import { hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
+import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
@@ -13,13 +13,6 @@ export { loadedFamilies } from "./fonts";
 
 /** Scripts written right to left (ISO 15924): a document in a language written in one is laid out right to left. */
 const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg", "Samr", "Mand"]);
-
-const HAN_LANGUAGE: Record<HanStyle, string> = {
-  japanese: "ja",
-  korean: "ko",
-  simplifiedChinese: "zh-Hans",
-  traditionalChinese: "zh-Hant",
-};
 
 /** A letter of another script than Latin, Greek or Cyrillic. */
 const OTHER_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;

@@ -235,21 +235,21 @@ export class Paragraph {
     return { pieces, width: cut.width + tail.width, rtl: this.rtl, text: this.text, start: 0 };
   }
 
-  /** The run that holds text index i. */
-  private runAt(i: number): Run {
+  /** The index of the run that holds text index i: the first that ends after it (binary search; runs.length past the text). */
+  private runIndex(i: number): number {
     let lo = 0;
-    let hi = this.runs.length - 1;
+    let hi = this.runs.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.runs[mid].end <= i) lo = mid + 1;
       else hi = mid;
     }
-    return this.runs[lo];
+    return lo;
   }
 
   /** The hyphen a soft hyphen at index i shows at a line's end, in its run's face (else the Latin one's). */
   private hyphenAt(i: number): Glyph {
-    let face = this.runAt(i).face;
+    let face = this.runs[this.runIndex(i)].face;
     let g = face.glyph(0x2010) ?? face.glyph(0x2d);
     if (!g) {
       face = getFace("latin", face.bold);
@@ -269,21 +269,14 @@ export class Paragraph {
     let width = hyphen?.adv ?? 0;
     for (let i = start; i < end; i++) width += this.advance[i];
     const pieces: { piece: Piece; level: number }[] = [];
-    // Runs are in text order: from the first that ends after `start` (binary search) to the last that begins before `end`.
-    let first = 0;
-    let last = this.runs.length;
-    while (first < last) {
-      const mid = (first + last) >>> 1;
-      if (this.runs[mid].end <= start) first = mid + 1;
-      else last = mid;
-    }
-    for (let r = first; r < this.runs.length && this.runs[r].start < end; r++) {
+    // Runs are in text order: from the one that holds `start` to the last that begins before `end`.
+    for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
       const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
       if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text }, level: run.level });
     }
     if (hyphen) {
-      const level = this.runAt(end).level;
+      const level = this.runs[this.runIndex(end)].level;
       pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], text: this.text }, level });
     }
     let maxLevel = 0;

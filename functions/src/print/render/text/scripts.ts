@@ -40,6 +40,14 @@ export function scriptOf(cp: number): ScriptClass {
 /** The writing system Han characters follow: from the locale when there is one, else from the content. */
 export type HanStyle = "japanese" | "simplifiedChinese" | "traditionalChinese" | "korean";
 
+/** The language each Han style is (what a document mostly in Han, and a run in its family, are marked with). */
+export const HAN_LANGUAGE: Readonly<Record<HanStyle, string>> = {
+  japanese: "ja",
+  korean: "ko",
+  simplifiedChinese: "zh-Hans",
+  traditionalChinese: "zh-Hant",
+};
+
 /** Han style of a BCP 47 locale, or undefined when the locale says nothing about it. */
 export function hanStyleOfLocale(locale: string | undefined): HanStyle | undefined {
   if (!locale) return undefined;
