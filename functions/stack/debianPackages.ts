@@ -1,4 +1,4 @@
-// Debian packages that tests and benchmarks need besides npm's (poppler-utils to read PDFs back,
+// Debian packages that tests and benchmarks need besides npm's (poppler-utils and qpdf to read PDFs back,
 // chromium for the browser engine): installed with apt-get when missing, as root or with
 // password-less sudo, so that a clean clone needs no manual step (README, "Tests").
 
