@@ -3,7 +3,7 @@
 
 import { PDFDocument, PDFName, PDFRef } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { PackedObjects, writePdfFile } from "../../src/print/render/file";
+import { COMPRESS_STRUCTURE_FROM_BYTES, PackedObjects, writePdfFile } from "../../src/print/render/file";
 import { qpdfCheck, qpdfObjects, resolve } from "./pdfChecks";
 
 describe("writePdfFile and PackedObjects", () => {
@@ -29,9 +29,41 @@ describe("writePdfFile and PackedObjects", () => {
     for (const i of [0, 199, 200, 449]) {
       expect(resolve(objects, `${first + i} 0 R`)).toEqual({ "/Kind": "/Test", "/Next": `${i < 449 ? first + i + 1 : first} 0 R`, "/Big": Number.MAX_SAFE_INTEGER, "/Zero": 0 });
     }
-    // Ours after the context's catalog, page tree and page: 453 objects.
+    // Ours (450, over 16 KB: compressed), then the context's catalog, page tree and page (under 1 KB: as they are).
     const objectStreams = Object.values(objects).filter((o) => o.stream?.dict["/Type"] === "/ObjStm");
-    expect(objectStreams.map((o) => o.stream.dict["/N"]).sort((a, b) => a - b)).toEqual([53, 200, 200]);
+    expect(objectStreams.map((o) => [o.stream.dict["/N"], o.stream.dict["/Filter"]]).sort((a, b) => a[0] - b[0])).toEqual([
+      [3, undefined],
+      [50, "/FlateDecode"],
+      [200, "/FlateDecode"],
+      [200, "/FlateDecode"],
+    ]);
+  });
+
+  it("stores packed objects (the structure tree) as they are under COMPRESS_STRUCTURE_FROM_BYTES, and pdf-lib's objects compressed from COMPRESS_FROM_BYTES", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([200, 200]);
+    const context = doc.context;
+    // pdf-lib objects of over 1 KB: a dictionary with a long array.
+    doc.catalog.set(PDFName.of("Widths"), context.obj(Array.from({ length: 300 }, (_, i) => i)));
+    const first = context.largestObjectNumber + 1;
+    const count = Math.floor((COMPRESS_STRUCTURE_FROM_BYTES - 1) / 64);
+    context.largestObjectNumber += count;
+    const packed = new PackedObjects();
+    for (let i = 0; i < count; i++) packed.begin(first + i, 64).text("<</S/P/K ").int(i).text(">>").end();
+    expect(packed.bytes).toBeLessThan(COMPRESS_STRUCTURE_FROM_BYTES);
+    doc.catalog.set(PDFName.of("Test"), PDFRef.of(first));
+    await doc.flush();
+    const bytes = writePdfFile(context, packed);
+
+    expect(() => qpdfCheck(bytes)).not.toThrow();
+    const objects = qpdfObjects(bytes);
+    expect(resolve(objects, `${first + count - 1} 0 R`)).toEqual({ "/S": "/P", "/K": count - 1 });
+    const objectStreams = Object.values(objects).filter((o) => o.stream?.dict["/Type"] === "/ObjStm");
+    expect(objectStreams.map((o) => [o.stream.dict["/N"], o.stream.dict["/Filter"]]).sort((a, b) => a[0] - b[0])).toEqual([
+      [3, "/FlateDecode"],
+      [count - 200, undefined],
+      [200, undefined],
+    ]);
   });
 
   it("refuses a number that is not a whole number from 0, rather than write bytes that are not digits", () => {

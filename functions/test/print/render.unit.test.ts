@@ -420,7 +420,8 @@ describe("renderInstancePdf: file properties", () => {
     const sizes = Object.fromEntries(Object.entries(rendered).map(([id, r]) => [id, r.bytes.length]));
     expect(sizes["inspection-short"]).toBeLessThan(40_000);
     expect(sizes["multilingual"]).toBeLessThan(40_000);
-    expect(sizes["audit-long"]).toBeLessThan(150_000);
+    // 22 pages, their content deflated at level 3 (pdf.ts CONTENT_LEVEL: 159 KB; at level 6, 148 KB).
+    expect(sizes["audit-long"]).toBeLessThan(165_000);
 
     const doc = await PDFDocument.load(rendered["multilingual"].bytes, { updateMetadata: false });
     const lookup = <T>(v: unknown): T => (v instanceof PDFRef ? doc.context.lookup(v) : v) as T;

@@ -1,6 +1,5 @@
 // The PDF file from pdf-lib's object model, written here rather than by pdf-lib's writers: objects
-// that are not streams (structure elements above all: one per table cell) go into compressed object
-// streams, indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's
+// that are not streams (structure elements above all: one per table cell) go into object streams, indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's
 // own stream writer does the same but deflates in JavaScript (pako), several times slower than
 // Node's zlib, which this uses.
 
@@ -17,20 +16,51 @@ export const COMPRESS_FROM_BYTES = 1024;
 const OBJECTS_PER_STREAM = 200;
 /** Deflate level of object streams: structure elements are so alike that the fastest level compresses them nearly as well (measured). */
 const OBJECT_STREAM_LEVEL = 1;
+/**
+ * The caller's packed objects (the structure tree) are stored compressed when they take this much or
+ * more. Deflating a page's 5 KB of structure elements took 40-80 µs inside a render (measured: a
+ * deflate call meets cold caches there, three times its time in a loop), a twentieth of the page's
+ * render, to save 4 KB; a long document's structure (hundreds of KB for a table of thousands of
+ * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. pdf-lib's
+ * objects (page tree, font dictionaries with their widths) are compressed from COMPRESS_FROM_BYTES.
+ */
+export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
 
 /** Writes a whole number from 0 in decimal at `at`; returns where it ends. */
-function writeInt(buffer: Buffer, at: number, value: number): number {
-  // Anything else would write bytes that are not digits, silently.
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`writeInt: ${value} is not a whole number from 0`);
-  let digits = 1;
-  for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
-  const end = at + digits;
+export function writeInt(buffer: Buffer, at: number, value: number): number {
+  if (!(value >= 0 && value <= 0x7fffffff && (value | 0) === value)) {
+    // Anything else would write bytes that are not digits, silently.
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`writeInt: ${value} is not a whole number from 0`);
+    const digits = String(value);
+    for (let i = 0; i < digits.length; i++) buffer[at + i] = digits.charCodeAt(i);
+    return at + digits.length;
+  }
+  // Object numbers, offsets and MCIDs: 32-bit integer arithmetic (a third of the structure's writing
+  // took floating-point divisions here, measured).
+  const end = at + (value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : value < 100000 ? 5 : value < 1000000 ? 6 : value < 10000000 ? 7 : value < 100000000 ? 8 : value < 1000000000 ? 9 : 10);
   let v = value;
   for (let i = end - 1; i >= at; i--) {
-    buffer[i] = 0x30 + (v % 10);
-    v = Math.floor(v / 10);
+    const q = (v / 10) | 0;
+    buffer[i] = 0x30 + v - q * 10;
+    v = q;
   }
   return end;
+}
+
+/** Writes text of Latin-1 characters (PDF syntax: names, keys, hex strings) at `at`; returns where it ends. */
+export function writeText(buffer: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/** Writes an indirect reference, "n 0 R", at `at`; returns where it ends. */
+export function writeRef(buffer: Buffer, at: number, number: number): number {
+  at = writeInt(buffer, at, number);
+  buffer[at] = 0x20;
+  buffer[at + 1] = 0x30;
+  buffer[at + 2] = 0x20;
+  buffer[at + 3] = 0x52;
+  return at + 4;
 }
 
 /**
@@ -41,7 +71,7 @@ function writeInt(buffer: Buffer, at: number, value: number): number {
  * took 16 µs as one joined string, 9 µs as bytes, in a loop).
  */
 export class PackedObjects {
-  private buffer = Buffer.allocUnsafe(16 * 1024);
+  private data = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
   /** Object numbers, in the order written. */
   readonly numbers: number[] = [];
@@ -56,38 +86,51 @@ export class PackedObjects {
 
   /** More room for the object begun last. */
   room(bytes: number): this {
-    if (this.length + bytes + 1 <= this.buffer.length) return this;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes + 1));
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
+    if (this.length + bytes + 1 <= this.data.length) return this;
+    const grown = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.length + bytes + 1));
+    this.data.copy(grown, 0, 0, this.length);
+    this.data = grown;
     return this;
+  }
+
+  /**
+   * The buffer the object begun last is written into, from `bytes` on, in the room made: for a writer
+   * that keeps its position in a local (writeText, writeInt, writeRef), then `advance` or `end`.
+   */
+  get buffer(): Buffer {
+    return this.data;
   }
 
   /** Text of Latin-1 characters (PDF syntax: names, keys, hex strings), in the room made. */
   text(text: string): this {
-    const { buffer } = this;
-    let at = this.length;
-    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-    this.length = at;
+    this.length = writeText(this.data, this.length, text);
     return this;
   }
 
   /** A whole number from 0, in the room made (16 bytes at most). */
   int(value: number): this {
-    this.length = writeInt(this.buffer, this.length, value);
+    this.length = writeInt(this.data, this.length, value);
     return this;
   }
 
   /** An indirect reference, "n 0 R", in the room made. */
   ref(number: number): this {
-    return this.int(number).text(" 0 R");
+    this.length = writeRef(this.data, this.length, number);
+    return this;
   }
 
-  /** Ends the object begun last. */
-  end(): this {
+  /** The object begun last has been written up to `at` of the buffer (by writeText, writeInt, writeRef). */
+  advance(at: number): this {
+    this.length = at;
+    return this;
+  }
+
+  /** Ends the object begun last (written up to `at`, when given). */
+  end(at = this.length): this {
+    this.length = at;
     // Bytes written past the buffer are dropped without a word: a writer that made too little room fails here, not in a reader.
-    if (this.length >= this.buffer.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
-    this.buffer[this.length++] = 0x0a;
+    if (this.length >= this.data.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
+    this.data[this.length++] = 0x0a;
     this.ends.push(this.length);
     return this;
   }
@@ -96,18 +139,23 @@ export class PackedObjects {
   object(number: number, object: PDFObject): this {
     const size = object.sizeInBytes();
     this.begin(number, size);
-    object.copyBytesInto(this.buffer, this.length);
+    object.copyBytesInto(this.data, this.length);
     this.length += size;
     return this.end();
   }
 
   /** Bytes [start, end) of the objects (a view: valid until the next object). */
   slice(start: number, end: number): Buffer {
-    return this.buffer.subarray(start, end);
+    return this.data.subarray(start, end);
   }
 
   get count(): number {
     return this.numbers.length;
+  }
+
+  /** Bytes of the objects written so far. */
+  get bytes(): number {
+    return this.length;
   }
 }
 
@@ -116,8 +164,8 @@ const END_STREAM = Buffer.from("\nendstream\nendobj\n", "latin1");
 
 /**
  * Serializes every indirect object of `context` (streams as they are, the others into object
- * streams after the `packed` ones: objects not registered with pdf-lib), with the trailer's Root,
- * Info and ID.
+ * streams after the `packed` ones: the structure tree, objects not registered with pdf-lib), with
+ * the trailer's Root, Info and ID.
  */
 export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
   const chunks: Uint8Array[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
@@ -127,9 +175,10 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
     offset += bytes.length;
   };
   const objects = context.enumerateIndirectObjects();
+  const structureObjects = packed.count;
   // Per object number, its cross-reference entry: type (1: at an offset; 2: in an object stream), field 2, field 3.
-  // Sized up front for every number: the object streams' and the cross-reference stream's come last.
-  const size = context.largestObjectNumber + 2 + Math.ceil((packed.count + objects.length) / OBJECTS_PER_STREAM);
+  // Sized up front for every number: the object streams' (of the packed objects, then of the others) and the cross-reference stream's come last.
+  const size = context.largestObjectNumber + 3 + Math.ceil((packed.count + objects.length) / OBJECTS_PER_STREAM);
   const types = new Uint8Array(size);
   const fields2 = new Uint32Array(size);
   const fields3 = new Uint16Array(size);
@@ -159,26 +208,39 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
     }
   }
   let next = context.largestObjectNumber + 1;
-  for (let first = 0; first < packed.count; first += OBJECTS_PER_STREAM) {
-    const last = Math.min(first + OBJECTS_PER_STREAM, packed.count);
-    const start = first > 0 ? packed.ends[first - 1] : 0;
-    const number = next++;
-    // The index: pairs of object number and offset, as bytes (a template string per object took 15 µs of the tagged one-page render).
-    const head = Buffer.allocUnsafe((last - first) * 34);
-    let at = 0;
-    for (let k = first; k < last; k++) {
-      at = writeInt(head, at, packed.numbers[k]);
-      head[at++] = 0x20;
-      at = writeInt(head, at, (k > first ? packed.ends[k - 1] : start) - start);
-      head[at++] = k < last - 1 ? 0x20 : 0x0a;
-      entry(packed.numbers[k], 2, number, k - first);
+  /** Objects [from, to) of `packed` into object streams, compressed when they take `compressFrom` bytes or more. */
+  const objectStreams = (from: number, to: number, compressFrom: number): void => {
+    const bytes = to > from ? packed.ends[to - 1] - (from > 0 ? packed.ends[from - 1] : 0) : 0;
+    for (let first = from; first < to; first += OBJECTS_PER_STREAM) {
+      const last = Math.min(first + OBJECTS_PER_STREAM, to);
+      const start = first > 0 ? packed.ends[first - 1] : 0;
+      const number = next++;
+      // The index: pairs of object number and offset, as bytes (a template string per object took 15 µs of the tagged one-page render).
+      const head = Buffer.allocUnsafe((last - first) * 34);
+      let at = 0;
+      for (let k = first; k < last; k++) {
+        at = writeInt(head, at, packed.numbers[k]);
+        head[at++] = 0x20;
+        at = writeInt(head, at, (k > first ? packed.ends[k - 1] : start) - start);
+        head[at++] = k < last - 1 ? 0x20 : 0x0a;
+        entry(packed.numbers[k], 2, number, k - first);
+      }
+      const index = head.subarray(0, at);
+      const objects = packed.slice(start, packed.ends[last - 1]);
+      const data = bytes >= compressFrom ? deflateSync(Buffer.concat([index, objects]), { level: OBJECT_STREAM_LEVEL }) : undefined;
+      entry(number, 1, offset, 0);
+      write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${at}${data ? "/Filter/FlateDecode" : ""}/Length ${data?.length ?? at + objects.length}>>\nstream\n`, "latin1"));
+      if (data) write(data);
+      else {
+        // Views, valid to the end: every object is packed before this.
+        write(index);
+        write(objects);
+      }
+      write(END_STREAM);
     }
-    const data = deflateSync(Buffer.concat([head.subarray(0, at), packed.slice(start, packed.ends[last - 1])]), { level: OBJECT_STREAM_LEVEL });
-    entry(number, 1, offset, 0);
-    write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${at}/Filter/FlateDecode/Length ${data.length}>>\nstream\n`, "latin1"));
-    write(data);
-    write(END_STREAM);
-  }
+  };
+  objectStreams(0, structureObjects, COMPRESS_STRUCTURE_FROM_BYTES);
+  objectStreams(structureObjects, packed.count, COMPRESS_FROM_BYTES);
 
   // The cross-reference stream: 1 byte of type, 4 of offset (or object stream number), 2 of generation (or index).
   const xrefNumber = next++;

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
-import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
+import { COMPRESS_FROM_BYTES, PackedObjects, writeInt, writePdfFile, writeRef, writeText } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
 import { HAN_LANGUAGE } from "./text/scripts";
@@ -24,10 +24,18 @@ export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
  * about 25 µs whatever the size (measured), a document of many scripts has dozens of small ToUnicode
  * maps and subsets, and compressing one saves a few hundred bytes.
  */
-function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}): PDFRawStream {
+function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}, level = 6): PDFRawStream {
   if (bytes.length < COMPRESS_FROM_BYTES) return PDFRawStream.of(context.obj(dict), bytes);
-  return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level: 6 }));
+  return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level }));
 }
+
+/**
+ * Deflate level of content streams. Their operators repeat (marked-content sequences, colours, text
+ * positions) and make zlib's lazy matching of levels 5 and 6 search long chains: the one-page case's
+ * 12 KB took 95 µs at level 6 and 40 µs at level 3, for 2.4 KB deflated instead of 2.1 (measured,
+ * in a loop); level 3 is the knee.
+ */
+const CONTENT_LEVEL = 3;
 
 const HEX = "0123456789abcdef";
 const hex4 = (n: number): string => HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
@@ -57,7 +65,12 @@ export class FontUse {
   /** CID -> the text the glyph stands for (ToUnicode); "" for the other glyphs of a cluster */
   private readonly unicode: string[] = [""];
 
-  constructor(face: Face, resource: string) {
+  constructor(
+    face: Face,
+    resource: string,
+    /** What marks its runs in the document when the face alone decides it (faceLanguage); undefined: the text decides, or untagged. */
+    readonly language?: PieceLanguage,
+  ) {
     this.face = face;
     this.resource = resource;
   }
@@ -185,13 +198,22 @@ export class FontUse {
   }
 }
 
+/** scriptOfLanguage's answers: ICU's maximize() takes about 7 µs, a tenth of what tagging a page costs (measured). */
+const SCRIPT_OF_LANGUAGE = new Map<string, string>();
+
 /** The script a language is written in (ISO 15924, by CLDR's likely subtags): "Arab" for fa, "Deva" for mr. */
 function scriptOfLanguage(language: string): string {
-  try {
-    return new Intl.Locale(language).maximize().script ?? "Latn";
-  } catch {
-    return "Latn";
+  let script = SCRIPT_OF_LANGUAGE.get(language);
+  if (script === undefined) {
+    try {
+      script = new Intl.Locale(language).maximize().script ?? "Latn";
+    } catch {
+      script = "Latn";
+    }
+    // Bounded: a document's language is a locale that validation accepted, or one of the scripts' own.
+    if (SCRIPT_OF_LANGUAGE.size < 1000) SCRIPT_OF_LANGUAGE.set(language, script);
   }
+  return script;
 }
 
 /** Per family with a script of its own: the language its runs are marked with, and that script (Latin, Greek and Cyrillic share one family: see pieceLanguage). */
@@ -214,17 +236,25 @@ interface DocumentLanguage {
   script: string;
   /** The script its primary language is written in by default (Serbian: Cyrillic, whatever sr-Latn says). */
   primaryScript: string;
+  /** A Latin piece's language (English in a document of another script). */
+  latin: PieceLanguage;
 }
 
 /** Runs of Greek or of Cyrillic words (two letters or more each, with what stands between them): a single letter is a symbol (α, Ω, µ) of the text around it. */
 const GREEK_OR_CYRILLIC_WORDS = /[\u0370-\u03ff\u1f00-\u1fff]{2,}(?:[^\p{L}]+[\u0370-\u03ff\u1f00-\u1fff]{2,})*|[\u0400-\u052f]{2,}(?:[^\p{L}]+[\u0400-\u052f]{2,})*/gu;
 
+/** A Greek or Cyrillic letter: a quick test before GREEK_OR_CYRILLIC_WORDS (most text has none). */
+const GREEK_OR_CYRILLIC = /[\u0370-\u052f\u1f00-\u1fff]/;
+
 /** What a piece's marked content says of its language: a /Lang property ("" for the document's language), and stretches of the text that say another. */
 interface PieceLanguage {
-  property: string;
+  readonly property: string;
   /** Greek or Cyrillic words in a Latin piece: [start, end) of the paragraph's text, and their property. */
-  words?: { start: number; end: number; property: string }[];
+  readonly words?: { start: number; end: number; property: string }[];
 }
+
+/** A piece in the document's language (most are): one object for all. */
+const DOCUMENT_LANGUAGE: PieceLanguage = Object.freeze({ property: "" });
 
 const langProperty = (language: string, document: DocumentLanguage): string => {
   if (language === document.language) return "";
@@ -238,27 +268,33 @@ const langProperty = (language: string, document: DocumentLanguage): string => {
  * document. A run in the script the document's language is written in is that language (Persian in
  * Arabic letters, Marathi in Devanagari); emoji and mathematical letters are their surroundings'.
  * Latin, Greek and Cyrillic share a font: its Greek and Cyrillic words (not single letters, which are
- * symbols) are marked apart.
+ * symbols) are marked apart. This part depends on the face alone (FontUse.language holds it for the
+ * document); undefined where the text decides (pieceLanguage).
  */
+function faceLanguage(family: Family, document: DocumentLanguage): PieceLanguage | undefined {
+  const own = FAMILY_LANGUAGE[family];
+  if (own?.script === document.script || family === "emoji" || family === "math") return DOCUMENT_LANGUAGE;
+  // Han from another Han family than the document's: a rare character is the document's language, Kana or Hangul is not.
+  if (own && !(HAN_SCRIPTS.has(own.script) && HAN_SCRIPTS.has(document.script))) return { property: langProperty(own.language, document) };
+  return undefined;
+}
+
+/** The language of a piece whose face does not decide it (faceLanguage): by its text. */
 function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
-  const own = FAMILY_LANGUAGE[piece.face.family];
-  if (own?.script === document.script || piece.face.family === "emoji" || piece.face.family === "math") return { property: "" };
+  // Most pieces: Latin letters without a Greek or Cyrillic one.
+  if (piece.face.family === "latin" && !GREEK_OR_CYRILLIC.test(piece.text)) return document.latin;
   // The piece's text: its clusters' range.
   const glyphs = piece.glyphs;
   const first = glyphs[0];
   const last = glyphs[glyphs.length - 1];
   const from = Math.min(first.cluster, last.cluster);
   const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
+  const own = FAMILY_LANGUAGE[piece.face.family];
   if (own) {
-    if (HAN_SCRIPTS.has(own.script) && HAN_SCRIPTS.has(document.script)) {
-      // Han alone, from another Han family than the document's (a rare character): the document's language.
-      KANA_OR_HANGUL.lastIndex = from;
-      const found = KANA_OR_HANGUL.exec(piece.text);
-      if (!found || found.index >= to) return { property: "" };
-    }
-    return { property: langProperty(own.language, document) };
+    KANA_OR_HANGUL.lastIndex = from;
+    const found = KANA_OR_HANGUL.exec(piece.text);
+    return !found || found.index >= to ? DOCUMENT_LANGUAGE : { property: langProperty(own.language, document) };
   }
-  const property = langProperty(document.script === "Latn" ? document.language : "en", document);
   // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
   // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
   const words: { start: number; end: number; property: string }[] = [];
@@ -269,24 +305,29 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage 
     const language = document.script === script || document.primaryScript === script ? document.language : fallback;
     words.push({ start: m.index, end: m.index + m[0].length, property: langProperty(language, document) });
   }
-  return words.length > 0 ? { property, words } : { property };
+  return words.length > 0 ? { property: document.latin.property, words } : document.latin;
 }
 
 /** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
 export class DocumentFonts {
   private readonly uses = new Map<Face, FontUse>();
   /** The document's language (pieceLanguage); none: runs in other languages are not marked (untagged). */
-  readonly language: DocumentLanguage | undefined;
+  readonly language: DocumentLanguage | undefined = undefined;
 
   constructor(language?: string) {
-    const primary = language?.split("-")[0].toLowerCase() ?? "";
-    this.language = language ? { language, primary, script: scriptOfLanguage(language), primaryScript: scriptOfLanguage(primary) } : undefined;
+    if (!language) return;
+    const primary = language.split("-")[0].toLowerCase();
+    const script = scriptOfLanguage(language);
+    const document: DocumentLanguage = { language, primary, script, primaryScript: scriptOfLanguage(primary), latin: DOCUMENT_LANGUAGE };
+    const latin = langProperty(script === "Latn" ? language : "en", document);
+    if (latin) document.latin = { property: latin };
+    this.language = document;
   }
 
   use(face: Face): FontUse {
     let use = this.uses.get(face);
     if (!use) {
-      use = new FontUse(face, `F${this.uses.size + 1}`);
+      use = new FontUse(face, `F${this.uses.size + 1}`, this.language && faceLanguage(face.family, this.language));
       this.uses.set(face, use);
     }
     return use;
@@ -332,7 +373,7 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
   for (const piece of line.pieces) {
     const use = fonts.use(piece.face);
     const glyphs = piece.glyphs;
-    const language = mark && fonts.language ? pieceLanguage(piece, fonts.language) : undefined;
+    const language = mark && fonts.language ? (use.language ?? pieceLanguage(piece, fonts.language)) : undefined;
     let languageProperty = language?.property ?? "";
     wanted = languageProperty;
     out += `/${use.resource} ${num(size)} Tf `;
@@ -497,6 +538,9 @@ const NAMES = {
 /** A PDF text string of any text: UTF-16BE in hex. */
 const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
 
+/** A mark's page from its code (tags.ts): multiplying by this power of two is exact, and cheaper than dividing. */
+const PAGE_OF_MARK = 1 / MARKS_PER_PAGE;
+
 /**
  * The structure tree (ISO 32000-1, 14.7): the root, an element per structure element (its kids:
  * child elements and marked content, by MCID on the element's page, or as a marked-content reference
@@ -516,47 +560,55 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     const altText = alt === undefined ? undefined : textString(alt);
     const replacement = actualText === undefined ? undefined : textString(actualText);
     // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the texts.
-    out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0));
+    const buffer = out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0)).buffer;
+    let at = out.bytes;
     // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
     let page = -1;
-    for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) / MARKS_PER_PAGE);
+    for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) * PAGE_OF_MARK);
     // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    out.text("<</S/").text(type).text("/P ").ref(parent < 0 ? root.objectNumber : base + parent);
-    if (page >= 0) out.text("/Pg ").text(pages[page]);
-    out.text(kids.length === 1 ? "/K " : "/K [");
+    at = writeText(buffer, writeText(buffer, writeText(buffer, at, "<</S/"), type), "/P ");
+    at = writeRef(buffer, at, parent < 0 ? root.objectNumber : base + parent);
+    if (page >= 0) at = writeText(buffer, writeText(buffer, at, "/Pg "), pages[page]);
+    at = writeText(buffer, at, kids.length === 1 ? "/K " : "/K [");
     for (let k = 0; k < kids.length; k++) {
       const kid = kids[k];
-      if (k > 0) out.text(" ");
+      if (k > 0) buffer[at++] = 0x20;
       if (kid >= 0) {
-        out.ref(base + kid);
+        at = writeRef(buffer, at, base + kid);
         continue;
       }
       // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts).
       const code = -1 - kid;
-      const onPage = Math.floor(code / MARKS_PER_PAGE);
+      const onPage = Math.floor(code * PAGE_OF_MARK);
       const mcid = code - onPage * MARKS_PER_PAGE;
-      if (onPage === page) out.int(mcid);
-      else out.text("<</Type/MCR/Pg ").text(pages[onPage]).text("/MCID ").int(mcid).text(">>");
+      if (onPage === page) at = writeInt(buffer, at, mcid);
+      else {
+        at = writeText(buffer, writeText(buffer, at, "<</Type/MCR/Pg "), pages[onPage]);
+        at = writeText(buffer, writeInt(buffer, writeText(buffer, at, "/MCID "), mcid), ">>");
+      }
     }
-    if (kids.length !== 1) out.text("]");
-    if (altText !== undefined) out.text("/Alt ").text(altText);
-    if (replacement !== undefined) out.text("/ActualText ").text(replacement);
-    if (scope) out.text("/A<</O/Table/Scope/").text(scope).text(">>");
-    else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
-    out.text(">>").end();
+    if (kids.length !== 1) buffer[at++] = 0x5d; // ]
+    if (altText !== undefined) at = writeText(buffer, writeText(buffer, at, "/Alt "), altText);
+    if (replacement !== undefined) at = writeText(buffer, writeText(buffer, at, "/ActualText "), replacement);
+    if (scope) at = writeText(buffer, writeText(buffer, writeText(buffer, at, "/A<</O/Table/Scope/"), scope), ">>");
+    else if (type === "L") at = writeText(buffer, at, "/A<</O/List/ListNumbering/None>>");
+    out.end(writeText(buffer, at, ">>"));
   }
+  // The ParentTree: per page, the element of each MCID.
   out.begin(base + count, 32);
   out.text("<</Nums [");
   for (let page = 0; page < marks.length; page++) {
     const elementsOfPage = marks[page];
-    out.room(32 + elementsOfPage.length * 24);
-    if (page > 0) out.text(" ");
-    out.int(page).text(" [");
+    const buffer = out.room(32 + elementsOfPage.length * 24).buffer;
+    let at = out.bytes;
+    if (page > 0) buffer[at++] = 0x20;
+    at = writeText(buffer, writeInt(buffer, at, page), " [");
     for (let mcid = 0; mcid < elementsOfPage.length; mcid++) {
-      if (mcid > 0) out.text(" ");
-      out.ref(base + elementsOfPage[mcid]);
+      if (mcid > 0) buffer[at++] = 0x20;
+      at = writeRef(buffer, at, base + elementsOfPage[mcid]);
     }
-    out.text("]");
+    buffer[at++] = 0x5d; // ]
+    out.advance(at);
   }
   out.text("]>>").end();
   out.begin(root.objectNumber, 160);
@@ -642,7 +694,7 @@ export async function assemblePdf(
   pageContents.forEach((content, i) => {
     const page = doc.addPage([width, height]);
     pageRefs.push(page.ref);
-    const stream = streamOf(context, Buffer.from(content, "latin1"));
+    const stream = streamOf(context, Buffer.from(content, "latin1"), {}, CONTENT_LEVEL);
     // The page as stored: deflated, about a fifth of the bytes to hash, and as telling.
     idHash.update(stream.getContents());
     const contentRef = context.register(stream);
