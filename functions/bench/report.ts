@@ -153,15 +153,14 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds about half " +
-    "what Typst's adds, as a share of a page five times faster it adds more. Where it goes (session 9, timed inside paired " +
-    "renders): deflating the extra bytes about a third (the object stream's 5.7 KB of structure elements, index and ParentTree at level 1: +32 µs; " +
-    "the page's 2.3 KB of marked-content operators at level 6), writing " +
-    "the structure elements about a fifth (25 µs), the rest marking content during layout (the XMP packet, 15 µs, is written untagged too since " +
-    "session 10, as Typst does: about a point less, estimated). Code run once a render runs at a quarter of its speed in a loop (each render allocates " +
-    "0.9 MB, and caches are cold). Marking the content alone, without the structure tree, adds 4.7-5.4% (measured), so 5% leaves the tree " +
-    "nothing. The structure elements stored uncompressed, as Typst stores its own, would save about 30 µs and add 5.7 KB to a 17 KB page; not done.",
-  taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), in compressed object streams.",
+    "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds about a " +
+    "quarter of what Typst's adds, as a share of a page five times faster it adds about as much. Where it goes (session 12, each stage timed " +
+    "inside paired renders): marking the content during layout (an MCID and a BDC/EMC pair per line, artifacts, /Lang) about 25 µs, writing the " +
+    "105 structure elements and the ParentTree about 24 µs (13.5 µs in a loop: inside a render its data and code meet cold caches), the file's " +
+    "object stream of them and their cross-reference entries about 9 µs, deflating the page's 2.4 KB of marked-content operators about 8 µs. " +
+    "Without the structure tree tagging would add 3-3.5%; the tree is what PDF/UA asks for (three elements a field: LI, Lbl, LBody). Run to run, " +
+    "the share moves by a point with the machine's phase (5.0-6.3% in session 12), Typst's as much (3.3-5.6%).",
+  taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), stored as they are under 16 KB and in compressed object streams above.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",
   worldOnePage:
