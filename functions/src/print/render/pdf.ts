@@ -281,8 +281,8 @@ function faceLanguage(family: Family, document: DocumentLanguage): PieceLanguage
 
 /** The language of a piece whose face does not decide it (faceLanguage): by its text. */
 function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
-  // Most pieces: Latin letters without a Greek or Cyrillic one.
-  if (piece.face.family === "latin" && !GREEK_OR_CYRILLIC.test(piece.text)) return document.latin;
+  // Most pieces: Latin letters without a Greek or Cyrillic one (the text stage knows it of most paragraphs).
+  if (piece.face.family === "latin" && (!piece.greekOrCyrillic || !GREEK_OR_CYRILLIC.test(piece.text))) return document.latin;
   // The piece's text: its clusters' range.
   const glyphs = piece.glyphs;
   const first = glyphs[0];

@@ -27,6 +27,8 @@ export interface Piece {
   readonly glyphs: readonly Glyph[];
   /** The paragraph's text, which the glyphs' clusters index. */
   readonly text: string;
+  /** Can the text hold Greek or Cyrillic letters? false: it holds none (the Latin fast path's test said so). */
+  readonly greekOrCyrillic: boolean;
 }
 
 /** A line: its pieces in visual order (left to right), its width in 1/1000 em, and its paragraph's direction. */
@@ -52,6 +54,8 @@ const SOFT_HYPHEN = 0xad;
 /** Right-to-left letters, and the marks and controls that make text run right to left (RLM, RLE, RLO, RLI). */
 const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}\u200f\u202b\u202e\u2067]/u;
 const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
+/** SIMPLE without Greek and Cyrillic: most text, tested first (it also tells pieceLanguage that a paragraph has neither). */
+const SIMPLE_LATIN = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
 const STRONG = /[\p{L}]/u;
 let bidi: ReturnType<typeof bidiFactory> | undefined;
 let graphemes: Intl.Segmenter | undefined;
@@ -106,6 +110,8 @@ function boundClusters(text: string): string {
 export class Paragraph {
   readonly text: string;
   readonly rtl: boolean;
+  /** Piece.greekOrCyrillic of its pieces. */
+  private readonly greekOrCyrillic: boolean;
   private readonly runs: Run[];
   /** Width of the cluster that starts at index i (1/1000 em); 0 inside clusters. */
   private readonly advance: Float64Array;
@@ -117,10 +123,13 @@ export class Paragraph {
     const latin = getFace("latin", bold);
     let text: string;
     let faceAt: Face[];
-    if (SIMPLE.test(cleaned) && covers(latin, cleaned)) {
+    const simpleLatin = SIMPLE_LATIN.test(cleaned);
+    if ((simpleLatin || SIMPLE.test(cleaned)) && covers(latin, cleaned)) {
       text = cleaned;
       faceAt = [];
+      this.greekOrCyrillic = !simpleLatin;
     } else {
+      this.greekOrCyrillic = true;
       ({ text, faceAt } = pickFonts(cleaned, bold, ctx));
     }
     this.text = text;
@@ -273,11 +282,11 @@ export class Paragraph {
     for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
       const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
-      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text }, level: run.level });
+      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text, greekOrCyrillic: this.greekOrCyrillic }, level: run.level });
     }
     if (hyphen) {
       const level = this.runs[this.runIndex(end)].level;
-      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], text: this.text }, level });
+      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], text: this.text, greekOrCyrillic: this.greekOrCyrillic }, level });
     }
     let maxLevel = 0;
     let minOdd = Infinity;
