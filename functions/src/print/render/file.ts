@@ -1,7 +1,8 @@
 // The PDF file from pdf-lib's object model, written here rather than by pdf-lib's writers: objects
-// that are not streams (structure elements above all: one per table cell) go into object streams, indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's
-// own stream writer does the same but deflates in JavaScript (pako), several times slower than
-// Node's zlib, which this uses.
+// that are not streams (structure elements above all: one per table cell) go into object streams,
+// indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's own
+// stream writer does the same but deflates in JavaScript (pako), several times slower than Node's
+// zlib, which this uses.
 
 import { deflateSync } from "node:zlib";
 import { PDFStream, type PDFContext, type PDFObject } from "pdf-lib";
