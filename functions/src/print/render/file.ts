@@ -28,7 +28,7 @@ const OBJECT_STREAM_LEVEL = 1;
 export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
 
 /** Writes a whole number from 0 in decimal at `at`; returns where it ends. */
-export function writeInt(buffer: Buffer, at: number, value: number): number {
+function writeInt(buffer: Buffer, at: number, value: number): number {
   if (!(value >= 0 && value <= 0x7fffffff && (value | 0) === value)) {
     // Anything else would write bytes that are not digits, silently.
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`writeInt: ${value} is not a whole number from 0`);
@@ -48,22 +48,6 @@ export function writeInt(buffer: Buffer, at: number, value: number): number {
   return end;
 }
 
-/** Writes text of Latin-1 characters (PDF syntax: names, keys, hex strings) at `at`; returns where it ends. */
-export function writeText(buffer: Buffer, at: number, text: string): number {
-  for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-  return at;
-}
-
-/** Writes an indirect reference, "n 0 R", at `at`; returns where it ends. */
-export function writeRef(buffer: Buffer, at: number, number: number): number {
-  at = writeInt(buffer, at, number);
-  buffer[at] = 0x20;
-  buffer[at + 1] = 0x30;
-  buffer[at + 2] = 0x20;
-  buffer[at + 3] = 0x52;
-  return at + 4;
-}
-
 /**
  * Objects that are not streams, serialized one after another into one buffer, to be cut into object
  * streams by writePdfFile: a tagged page has a hundred structure elements, a long table tens of
@@ -72,7 +56,7 @@ export function writeRef(buffer: Buffer, at: number, number: number): number {
  * took 16 µs as one joined string, 9 µs as bytes, in a loop).
  */
 export class PackedObjects {
-  private data = Buffer.allocUnsafe(16 * 1024);
+  private buffer = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
   /** Object numbers, in the order written. */
   readonly numbers: number[] = [];
@@ -87,51 +71,38 @@ export class PackedObjects {
 
   /** More room for the object begun last. */
   room(bytes: number): this {
-    if (this.length + bytes + 1 <= this.data.length) return this;
-    const grown = Buffer.allocUnsafe(Math.max(this.data.length * 2, this.length + bytes + 1));
-    this.data.copy(grown, 0, 0, this.length);
-    this.data = grown;
+    if (this.length + bytes + 1 <= this.buffer.length) return this;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes + 1));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
     return this;
-  }
-
-  /**
-   * The buffer the object begun last is written into, from `bytes` on, in the room made: for a writer
-   * that keeps its position in a local (writeText, writeInt, writeRef), then `advance` or `end`.
-   */
-  get buffer(): Buffer {
-    return this.data;
   }
 
   /** Text of Latin-1 characters (PDF syntax: names, keys, hex strings), in the room made. */
   text(text: string): this {
-    this.length = writeText(this.data, this.length, text);
+    const { buffer } = this;
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+    this.length = at;
     return this;
   }
 
   /** A whole number from 0, in the room made (16 bytes at most). */
   int(value: number): this {
-    this.length = writeInt(this.data, this.length, value);
+    this.length = writeInt(this.buffer, this.length, value);
     return this;
   }
 
   /** An indirect reference, "n 0 R", in the room made. */
   ref(number: number): this {
-    this.length = writeRef(this.data, this.length, number);
-    return this;
+    return this.int(number).text(" 0 R");
   }
 
-  /** The object begun last has been written up to `at` of the buffer (by writeText, writeInt, writeRef). */
-  advance(at: number): this {
-    this.length = at;
-    return this;
-  }
-
-  /** Ends the object begun last (written up to `at`, when given). */
-  end(at = this.length): this {
-    this.length = at;
+  /** Ends the object begun last. */
+  end(): this {
     // Bytes written past the buffer are dropped without a word: a writer that made too little room fails here, not in a reader.
-    if (this.length >= this.data.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
-    this.data[this.length++] = 0x0a;
+    if (this.length >= this.buffer.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
+    this.buffer[this.length++] = 0x0a;
     this.ends.push(this.length);
     return this;
   }
@@ -140,14 +111,14 @@ export class PackedObjects {
   object(number: number, object: PDFObject): this {
     const size = object.sizeInBytes();
     this.begin(number, size);
-    object.copyBytesInto(this.data, this.length);
+    object.copyBytesInto(this.buffer, this.length);
     this.length += size;
     return this.end();
   }
 
   /** Bytes [start, end) of the objects (a view: valid until the next object). */
   slice(start: number, end: number): Buffer {
-    return this.data.subarray(start, end);
+    return this.buffer.subarray(start, end);
   }
 
   get count(): number {

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
-import { COMPRESS_FROM_BYTES, PackedObjects, writeInt, writePdfFile, writeRef, writeText } from "./file";
+import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
 import { MARKS_PER_PAGE, type Structure } from "./tags";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
 import { HAN_LANGUAGE } from "./text/scripts";
@@ -256,7 +256,7 @@ interface PieceLanguage {
 /** A piece in the document's language (most are): one object for all. */
 const DOCUMENT_LANGUAGE: PieceLanguage = Object.freeze({ property: "" });
 
-const langProperty = (language: string, document: DocumentLanguage): string => {
+const langProperty = (language: string, document: Pick<DocumentLanguage, "language" | "primary">): string => {
   if (language === document.language) return "";
   const dash = language.indexOf("-");
   return (dash < 0 ? language : language.slice(0, dash)) === document.primary ? "" : `/Lang (${language})`;
@@ -318,10 +318,8 @@ export class DocumentFonts {
     if (!language) return;
     const primary = language.split("-")[0].toLowerCase();
     const script = scriptOfLanguage(language);
-    const document: DocumentLanguage = { language, primary, script, primaryScript: scriptOfLanguage(primary), latin: DOCUMENT_LANGUAGE };
-    const latin = langProperty(script === "Latn" ? language : "en", document);
-    if (latin) document.latin = { property: latin };
-    this.language = document;
+    const latin = langProperty(script === "Latn" ? language : "en", { language, primary });
+    this.language = { language, primary, script, primaryScript: scriptOfLanguage(primary), latin: latin ? { property: latin } : DOCUMENT_LANGUAGE };
   }
 
   use(face: Face): FontUse {
@@ -560,55 +558,47 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     const altText = alt === undefined ? undefined : textString(alt);
     const replacement = actualText === undefined ? undefined : textString(actualText);
     // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the texts.
-    const buffer = out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0)).buffer;
-    let at = out.bytes;
+    out.begin(base + i, 160 + kids.length * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0));
     // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
     let page = -1;
     for (let k = 0; k < kids.length && page < 0; k++) if (kids[k] < 0) page = Math.floor((-1 - kids[k]) * PAGE_OF_MARK);
     // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    at = writeText(buffer, writeText(buffer, writeText(buffer, at, "<</S/"), type), "/P ");
-    at = writeRef(buffer, at, parent < 0 ? root.objectNumber : base + parent);
-    if (page >= 0) at = writeText(buffer, writeText(buffer, at, "/Pg "), pages[page]);
-    at = writeText(buffer, at, kids.length === 1 ? "/K " : "/K [");
+    out.text("<</S/").text(type).text("/P ").ref(parent < 0 ? root.objectNumber : base + parent);
+    if (page >= 0) out.text("/Pg ").text(pages[page]);
+    out.text(kids.length === 1 ? "/K " : "/K [");
     for (let k = 0; k < kids.length; k++) {
       const kid = kids[k];
-      if (k > 0) buffer[at++] = 0x20;
+      if (k > 0) out.text(" ");
       if (kid >= 0) {
-        at = writeRef(buffer, at, base + kid);
+        out.ref(base + kid);
         continue;
       }
       // Marked content: -1 - (page * MARKS_PER_PAGE + mcid) (tags.ts).
       const code = -1 - kid;
       const onPage = Math.floor(code * PAGE_OF_MARK);
       const mcid = code - onPage * MARKS_PER_PAGE;
-      if (onPage === page) at = writeInt(buffer, at, mcid);
-      else {
-        at = writeText(buffer, writeText(buffer, at, "<</Type/MCR/Pg "), pages[onPage]);
-        at = writeText(buffer, writeInt(buffer, writeText(buffer, at, "/MCID "), mcid), ">>");
-      }
+      if (onPage === page) out.int(mcid);
+      else out.text("<</Type/MCR/Pg ").text(pages[onPage]).text("/MCID ").int(mcid).text(">>");
     }
-    if (kids.length !== 1) buffer[at++] = 0x5d; // ]
-    if (altText !== undefined) at = writeText(buffer, writeText(buffer, at, "/Alt "), altText);
-    if (replacement !== undefined) at = writeText(buffer, writeText(buffer, at, "/ActualText "), replacement);
-    if (scope) at = writeText(buffer, writeText(buffer, writeText(buffer, at, "/A<</O/Table/Scope/"), scope), ">>");
-    else if (type === "L") at = writeText(buffer, at, "/A<</O/List/ListNumbering/None>>");
-    out.end(writeText(buffer, at, ">>"));
+    if (kids.length !== 1) out.text("]");
+    if (altText !== undefined) out.text("/Alt ").text(altText);
+    if (replacement !== undefined) out.text("/ActualText ").text(replacement);
+    if (scope) out.text("/A<</O/Table/Scope/").text(scope).text(">>");
+    else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
+    out.text(">>").end();
   }
-  // The ParentTree: per page, the element of each MCID.
   out.begin(base + count, 32);
   out.text("<</Nums [");
   for (let page = 0; page < marks.length; page++) {
     const elementsOfPage = marks[page];
-    const buffer = out.room(32 + elementsOfPage.length * 24).buffer;
-    let at = out.bytes;
-    if (page > 0) buffer[at++] = 0x20;
-    at = writeText(buffer, writeInt(buffer, at, page), " [");
+    out.room(32 + elementsOfPage.length * 24);
+    if (page > 0) out.text(" ");
+    out.int(page).text(" [");
     for (let mcid = 0; mcid < elementsOfPage.length; mcid++) {
-      if (mcid > 0) buffer[at++] = 0x20;
-      at = writeRef(buffer, at, base + elementsOfPage[mcid]);
+      if (mcid > 0) out.text(" ");
+      out.ref(base + elementsOfPage[mcid]);
     }
-    buffer[at++] = 0x5d; // ]
-    out.advance(at);
+    out.text("]");
   }
   out.text("]>>").end();
   out.begin(root.objectNumber, 160);
