@@ -3,6 +3,10 @@
 // what they show and marks the content it draws for them; whatever it draws for no element (rules,
 // fills, running headers, footers, a table's repeated header row) is an artifact. pdf.ts writes the
 // elements as the StructTreeRoot and the ParentTree.
+//
+// Elements and their kids are kept in flat arrays of small integers rather than an object and an
+// array per element: a page has a hundred elements, a long table tens of thousands, and the writer
+// reads them once, late in the render, when what the layout allocated is no longer in cache.
 
 /** The standard structure types the renderer uses (ISO 32000-1, 14.8.4). */
 export type StructType =
@@ -23,15 +27,8 @@ export type StructType =
   | "TD"
   | "Figure";
 
-export interface StructElement {
-  readonly type: StructType;
-  /** Index of the parent element (-1: the root). */
-  readonly parent: number;
-  /**
-   * In reading order: a child element (its index, >= 0) or marked content of a page, encoded as
-   * -1 - (page * MARKS_PER_PAGE + mcid).
-   */
-  readonly kids: number[];
+/** What a few elements carry besides their type and kids. */
+export interface StructExtra {
   /** Alternative text of a figure. */
   alt?: string;
   /** The whole text of an element whose content shows it cut (a table header ending in an ellipsis). */
@@ -40,29 +37,45 @@ export interface StructElement {
   scope?: "Column" | "Row";
 }
 
-/** Upper bound of MCIDs on one page (far above what a page holds: a few thousand cells). */
-export const MARKS_PER_PAGE = 1 << 20;
-
 export class Structure {
   /** false: nothing is marked or written (RenderOptions.tagged). */
   constructor(readonly tagged = true) {}
-  readonly elements: StructElement[] = [{ type: "Document", parent: -1, kids: [], alt: undefined, actualText: undefined, scope: undefined }];
+
+  /** Per element (0: the document): its type, its parent (-1: the root) and its extras. */
+  readonly types: StructType[] = ["Document"];
+  readonly parents: number[] = [-1];
+  readonly extras: (StructExtra | undefined)[] = [undefined];
+  /** Per element: how many kids it has, its first and last (indexes of kids; -1: none), the page of its first marked content (-1: none). */
+  readonly kidCounts: number[] = [0];
+  readonly firstKids: number[] = [-1];
+  private readonly lastKids: number[] = [-1];
+  readonly firstPages: number[] = [-1];
+  /**
+   * Per kid, in the order added: a child element (its index, >= 0) or marked content (-1 - MCID, on
+   * page kidPages[kid]), and the next kid of its element (-1: its last).
+   */
+  readonly kids: number[] = [];
+  readonly kidPages: number[] = [];
+  readonly nextKids: number[] = [];
   /** Per page: the element each MCID belongs to, by MCID. */
   readonly marks: number[][] = [];
 
-  /** Adds an element as the last child of `parent` (default: the document). */
-  add(type: StructType, parent = 0, extra?: Pick<StructElement, "alt" | "actualText" | "scope">): number {
-    const index = this.elements.length;
-    // Every element of one shape (alt, actualText and scope present, maybe undefined): faster to write (pdf.ts).
-    this.elements.push({ type, parent, kids: [], alt: extra?.alt, actualText: extra?.actualText, scope: extra?.scope });
-    this.elements[parent].kids.push(index);
-    return index;
+  get count(): number {
+    return this.types.length;
   }
 
-  /** Takes back the MCIDs of `page` from the `marks`-th on and the kids of `element` from the `kids`-th on (content drawn again elsewhere). */
-  unmark(element: number, page: number, marks: number, kids: number): void {
-    if (this.marks[page]) this.marks[page].length = marks;
-    this.elements[element].kids.length = kids;
+  /** Adds an element as the last child of `parent` (default: the document). */
+  add(type: StructType, parent = 0, extra?: StructExtra): number {
+    const index = this.types.length;
+    this.types.push(type);
+    this.parents.push(parent);
+    this.extras.push(extra);
+    this.kidCounts.push(0);
+    this.firstKids.push(-1);
+    this.lastKids.push(-1);
+    this.firstPages.push(-1);
+    this.addKid(parent, index, -1);
+    return index;
   }
 
   /** A new MCID on `page` for content of `element`. */
@@ -70,7 +83,38 @@ export class Structure {
     while (this.marks.length <= page) this.marks.push([]);
     const mcid = this.marks[page].length;
     this.marks[page].push(element);
-    this.elements[element].kids.push(-1 - (page * MARKS_PER_PAGE + mcid));
+    this.addKid(element, -1 - mcid, page);
+    if (this.firstPages[element] < 0) this.firstPages[element] = page;
     return mcid;
+  }
+
+  /** Takes back the MCIDs of `page` from the `marks`-th on and the kids of `element` from the `kids`-th on (content drawn again elsewhere). */
+  unmark(element: number, page: number, marks: number, kids: number): void {
+    if (this.marks[page]) this.marks[page].length = marks;
+    if (kids >= this.kidCounts[element]) return;
+    // The kids it keeps stay where they are; those dropped are left unlinked.
+    let last = -1;
+    let firstPage = -1;
+    for (let k = 0, kid = this.firstKids[element]; k < kids; k++, kid = this.nextKids[kid]) {
+      last = kid;
+      if (firstPage < 0 && this.kids[kid] < 0) firstPage = this.kidPages[kid];
+    }
+    this.kidCounts[element] = kids;
+    this.lastKids[element] = last;
+    if (last < 0) this.firstKids[element] = -1;
+    else this.nextKids[last] = -1;
+    this.firstPages[element] = firstPage;
+  }
+
+  private addKid(element: number, value: number, page: number): void {
+    const kid = this.kids.length;
+    this.kids.push(value);
+    this.kidPages.push(page);
+    this.nextKids.push(-1);
+    const last = this.lastKids[element];
+    if (last < 0) this.firstKids[element] = kid;
+    else this.nextKids[last] = kid;
+    this.lastKids[element] = kid;
+    this.kidCounts[element]++;
   }
 }
