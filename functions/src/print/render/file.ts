@@ -28,7 +28,7 @@ const OBJECT_STREAM_LEVEL = 1;
 export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
 
 /** Writes a whole number from 0 in decimal at `at`; returns where it ends. */
-function writeInt(buffer: Buffer, at: number, value: number): number {
+export function writeInt(buffer: Buffer, at: number, value: number): number {
   if (!(value >= 0 && value <= 0x7fffffff && (value | 0) === value)) {
     // Anything else would write bytes that are not digits, silently.
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`writeInt: ${value} is not a whole number from 0`);
@@ -46,6 +46,22 @@ function writeInt(buffer: Buffer, at: number, value: number): number {
     v = q;
   }
   return end;
+}
+
+/** Writes an indirect reference, "n 0 R", at `at`; returns where it ends. */
+export function writeRef(buffer: Buffer, at: number, number: number): number {
+  const end = writeInt(buffer, at, number);
+  buffer[end] = 0x20;
+  buffer[end + 1] = 0x30;
+  buffer[end + 2] = 0x20;
+  buffer[end + 3] = 0x52;
+  return end + 4;
+}
+
+/** Writes text of Latin-1 characters at `at`; returns where it ends. */
+export function writeText(buffer: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+  return at;
 }
 
 /**
@@ -80,10 +96,7 @@ export class PackedObjects {
 
   /** Text of Latin-1 characters (PDF syntax: names, keys, hex strings), in the room made. */
   text(text: string): this {
-    const { buffer } = this;
-    let at = this.length;
-    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-    this.length = at;
+    this.length = writeText(this.buffer, this.length, text);
     return this;
   }
 
@@ -95,11 +108,23 @@ export class PackedObjects {
 
   /** An indirect reference, "n 0 R", in the room made. */
   ref(number: number): this {
-    return this.int(number).text(" 0 R");
+    this.length = writeRef(this.buffer, this.length, number);
+    return this;
   }
 
-  /** Ends the object begun last. */
-  end(): this {
+  /** The buffer, for a writer of bytes (writeInt, writeText, or its own stores) from `position` into the room made; then `end(at)`. */
+  get bytesOut(): Buffer {
+    return this.buffer;
+  }
+
+  /** Where the next byte goes. */
+  get position(): number {
+    return this.length;
+  }
+
+  /** Ends the object begun last, at `at` when the caller wrote its bytes itself (bytesOut). */
+  end(at = this.length): this {
+    this.length = at;
     // Bytes written past the buffer are dropped without a word: a writer that made too little room fails here, not in a reader.
     if (this.length >= this.buffer.length) throw new RangeError(`PackedObjects: object ${this.numbers[this.numbers.length - 1]} outgrew the room made for it`);
     this.buffer[this.length++] = 0x0a;

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
-import { COMPRESS_FROM_BYTES, PackedObjects, writePdfFile } from "./file";
+import { COMPRESS_FROM_BYTES, PackedObjects, writeInt, writePdfFile, writeRef, writeText } from "./file";
 import type { Structure } from "./tags";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
 import { HAN_LANGUAGE } from "./text/scripts";
@@ -550,34 +550,53 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
   const count = structure.count;
   context.largestObjectNumber += count + 1; // the elements, then the ParentTree
   const pages = pageRefs.map((r) => `${r.objectNumber} 0 R`);
+  const rootNumber = root.objectNumber;
+  // The constant runs of bytes are stored one by one (their text in the comment above them): a call
+  // per run (PackedObjects.text) took half again the time of the whole loop (measured: 15 µs against
+  // 10 µs for the one-page case's 105 elements, in a loop; a table can have 20,000).
   for (let i = 0; i < count; i++) {
     const type = types[i];
-    const parent = parents[i];
     const kidCount = kidCounts[i];
     const extra = extras[i];
     const altText = extra?.alt === undefined ? undefined : textString(extra.alt);
     const replacement = extra?.actualText === undefined ? undefined : textString(extra.actualText);
-    // Room: the keys, numbers of 16 digits at most, a marked-content reference per kid at most, the texts.
+    // Room: the keys, numbers of 10 digits at most, a marked-content reference per kid at most, the texts.
     out.begin(base + i, 160 + kidCount * 64 + (altText?.length ?? 0) + (replacement?.length ?? 0));
-    // (Type is optional: 16 bytes less per element, 20,000 elements in a large table.)
-    out.text("<</S/").text(type).text("/P ").ref(parent < 0 ? root.objectNumber : base + parent);
-    // The page of its first marked content: its /Pg, which MCIDs of that page need no more.
+    const b = out.bytesOut;
+    let at = out.position;
+    // <</S/type/P parent 0 R  (Type is optional: 16 bytes less per element, 20,000 in a large table)
+    b[at] = 0x3c; b[at + 1] = 0x3c; b[at + 2] = 0x2f; b[at + 3] = 0x53; b[at + 4] = 0x2f;
+    at = writeText(b, at + 5, type);
+    b[at] = 0x2f; b[at + 1] = 0x50; b[at + 2] = 0x20;
+    at = writeRef(b, at + 3, parents[i] < 0 ? rootNumber : base + parents[i]);
+    // /Pg page: the page of its first marked content, which MCIDs of that page need no more.
     const page = firstPages[i];
-    if (page >= 0) out.text("/Pg ").text(pages[page]);
-    out.text(kidCount === 1 ? "/K " : "/K [");
+    if (page >= 0) {
+      b[at] = 0x2f; b[at + 1] = 0x50; b[at + 2] = 0x67; b[at + 3] = 0x20;
+      at = writeText(b, at + 4, pages[page]);
+    }
+    // /K kid, or /K [kid kid ...]
+    b[at] = 0x2f; b[at + 1] = 0x4b; b[at + 2] = 0x20;
+    at += 3;
+    if (kidCount !== 1) b[at++] = 0x5b;
     for (let kid = firstKids[i]; kid >= 0; kid = nextKids[kid]) {
       const value = kids[kid];
-      if (kid !== firstKids[i]) out.text(" ");
-      if (value >= 0) out.ref(base + value);
-      else if (kidPages[kid] === page) out.int(-1 - value);
-      else out.text("<</Type/MCR/Pg ").text(pages[kidPages[kid]]).text("/MCID ").int(-1 - value).text(">>");
+      if (kid !== firstKids[i]) b[at++] = 0x20;
+      if (value >= 0) at = writeRef(b, at, base + value);
+      else if (kidPages[kid] === page) at = writeInt(b, at, -1 - value);
+      else {
+        // <</Type/MCR/Pg page/MCID n>>: marked content on another page than the element's first.
+        at = writeText(b, writeText(b, at, "<</Type/MCR/Pg "), pages[kidPages[kid]]);
+        at = writeText(b, writeInt(b, writeText(b, at, "/MCID "), -1 - value), ">>");
+      }
     }
-    if (kidCount !== 1) out.text("]");
-    if (altText !== undefined) out.text("/Alt ").text(altText);
-    if (replacement !== undefined) out.text("/ActualText ").text(replacement);
-    if (extra?.scope) out.text("/A<</O/Table/Scope/").text(extra.scope).text(">>");
-    else if (type === "L") out.text("/A<</O/List/ListNumbering/None>>");
-    out.text(">>").end();
+    if (kidCount !== 1) b[at++] = 0x5d;
+    if (altText !== undefined) at = writeText(b, writeText(b, at, "/Alt "), altText);
+    if (replacement !== undefined) at = writeText(b, writeText(b, at, "/ActualText "), replacement);
+    if (extra?.scope) at = writeText(b, at, `/A<</O/Table/Scope/${extra.scope}>>`);
+    else if (type === "L") at = writeText(b, at, "/A<</O/List/ListNumbering/None>>");
+    b[at] = 0x3e; b[at + 1] = 0x3e;
+    out.end(at + 2);
   }
   out.begin(base + count, 32);
   out.text("<</Nums [");
