@@ -598,20 +598,23 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     b[at] = 0x3e; b[at + 1] = 0x3e;
     out.end(at + 2);
   }
-  out.begin(base + count, 32);
-  out.text("<</Nums [");
+  // The ParentTree: <</Nums [page [element element ...] page [...] ...]>>, an element per MCID.
+  let mcids = 0;
+  for (const elementsOfPage of marks) mcids += elementsOfPage.length;
+  out.begin(base + count, 16 + marks.length * 16 + mcids * 16);
+  const b = out.bytesOut;
+  let at = writeText(b, out.position, "<</Nums [");
   for (let page = 0; page < marks.length; page++) {
     const elementsOfPage = marks[page];
-    out.room(32 + elementsOfPage.length * 24);
-    if (page > 0) out.text(" ");
-    out.int(page).text(" [");
+    if (page > 0) b[at++] = 0x20;
+    at = writeText(b, writeInt(b, at, page), " [");
     for (let mcid = 0; mcid < elementsOfPage.length; mcid++) {
-      if (mcid > 0) out.text(" ");
-      out.ref(base + elementsOfPage[mcid]);
+      if (mcid > 0) b[at++] = 0x20;
+      at = writeRef(b, at, base + elementsOfPage[mcid]);
     }
-    out.text("]");
+    b[at++] = 0x5d;
   }
-  out.text("]>>").end();
+  out.end(writeText(b, at, "]>>"));
   out.begin(root.objectNumber, 160);
   out.text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length).text(">>").end();
   return root;
