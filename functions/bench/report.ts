@@ -154,12 +154,14 @@ const HINTS = {
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
     "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds about a " +
-    "quarter of what Typst's adds, as a share of a page five times faster it adds a little more. Where it goes (session 12, each stage timed " +
-    "inside paired renders): marking the content during layout (an MCID and a BDC/EMC pair per line, artifacts, /Lang) about 25 µs, writing the " +
-    "105 structure elements and the ParentTree about 24 µs (13.5 µs in a loop: inside a render its data and code meet cold caches), the file's " +
-    "object stream of them and their cross-reference entries about 9 µs, deflating the page's 2.4 KB of marked-content operators about 8 µs. " +
-    "Without the structure tree tagging would add 3-3.5%; the tree is what PDF/UA asks for (three elements a field: LI, Lbl, LBody). Run to run, " +
-    "the share moves by a point with the machine's phase (4.5-6.3% in session 12), Typst's as much (3.3-5.6%).",
+    "quarter of what Typst's adds, as a share of a page five times faster about as much. Where it goes (session 13, each stage timed inside " +
+    "paired renders, in a slow phase of the machine): marking the content during layout (an MCID and a BDC/EMC pair per line, /Lang) about " +
+    "18 µs, writing the 105 structure elements and the ParentTree about 20 µs (13 µs in a loop), their object stream and cross-reference " +
+    "entries about 7 µs, deflating the page's 1.8 KB of marked-content operators about 8 µs, the rest (page and catalog entries, metadata) " +
+    "about 7 µs. Session 13 took a tenth off: a page's artifacts are one sequence under its content instead of one per rule, the structure " +
+    "is kept in flat arrays, and its writer stores its constant bytes itself. Without the structure tree tagging would add 3-3.5%; the tree " +
+    "is what PDF/UA asks for (three elements a field: LI, Lbl, LBody). Run to run, the share moves by half a point with the machine's phase " +
+    "(4.4-5.2% in session 13's paired measurements), Typst's by a point (3.0-4.2%).",
   taggedSize: "Most of a tagged document's extra bytes are its structure elements (one per label, value and cell), stored as they are under 16 KB and in compressed object streams above.",
   tenPage: "Profile the layout of long documents: per-row text wrapping and content-stream string building scale with the row count.",
   size: "The difference is in the embedded font subset and the content streams; a tighter subset (no unused glyph outlines) or compressing with a higher deflate level would close it.",
