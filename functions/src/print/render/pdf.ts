@@ -598,7 +598,8 @@ function writeStructure(context: PDFContext, structure: Structure, pageRefs: rea
     b[at] = 0x3e; b[at + 1] = 0x3e;
     out.end(at + 2);
   }
-  // The ParentTree: <</Nums [page [element element ...] page [...] ...]>>, an element per MCID.
+  // The ParentTree: <</Nums [page [element element ...] page [...] ...]>>, an element per MCID (room:
+  // 16 bytes a page and a reference, whose numbers take 10 digits at most: writeInt's 32-bit range).
   let mcids = 0;
   for (const elementsOfPage of marks) mcids += elementsOfPage.length;
   out.begin(base + count, 16 + marks.length * 16 + mcids * 16);

@@ -109,7 +109,8 @@ export class PageLimitExceeded extends Error {
  * A page's operators: its artifacts (rules, fills, a table's repeated header row: drawn first, under
  * the content, as one artifact sequence when tagged) and its content (text and pictures, each marked
  * for its structure element when tagged). A marked-content sequence per rule or fill took a fifth of
- * a tagged page's marking bytes (measured: 30 rules on the one-page case).
+ * a tagged page's marking bytes (measured: 30 rules on the one-page case). Only text and pictures are
+ * drawn over rules and fills, so pages look as they did in drawing order (ARCHITECTURE.md).
  */
 interface PageOps {
   artifacts: string[];

@@ -44,7 +44,7 @@ export class Structure {
   /** Per element (0: the document): its type, its parent (-1: the root) and its extras. */
   readonly types: StructType[] = ["Document"];
   readonly parents: number[] = [-1];
-  readonly extras: (StructExtra | undefined)[] = [undefined];
+  readonly extras: (Readonly<StructExtra> | undefined)[] = [undefined];
   /** Per element: how many kids it has, its first and last (indexes of kids; -1: none), the page of its first marked content (-1: none). */
   readonly kidCounts: number[] = [0];
   readonly firstKids: number[] = [-1];
@@ -64,8 +64,8 @@ export class Structure {
     return this.types.length;
   }
 
-  /** Adds an element as the last child of `parent` (default: the document). */
-  add(type: StructType, parent = 0, extra?: StructExtra): number {
+  /** Adds an element as the last child of `parent` (default: the document); `extra` is kept as given, not copied. */
+  add(type: StructType, parent = 0, extra?: Readonly<StructExtra>): number {
     const index = this.types.length;
     this.types.push(type);
     this.parents.push(parent);
