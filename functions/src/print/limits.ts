@@ -1,5 +1,6 @@
 import { MAX_ATTACHMENT_BYTES } from "../config";
 import { HttpError } from "../http/errors";
+import { tableShape, tableWidth } from "./render/format";
 
 /**
  * The most an object instance may ask of the renderer (SECURITY.md, 9; RELIABILITY.md has the
@@ -13,7 +14,7 @@ export const PRINT_LIMITS = {
   /** Sections and fields, counted over the whole instance. */
   sections: 1_000,
   fields: 10_000,
-  /** Columns of one table; rows and cells of every table together. */
+  /** Columns of one table; rows and cells of every table together, as laid out (rows x the widest row, empty cells too). */
   tableColumns: 100,
   tableRows: 10_000,
   tableCells: 25_000,
@@ -35,7 +36,7 @@ const WHAT: Record<keyof Measure, string> = {
   fields: "fields",
   tableColumns: "columns in one table",
   tableRows: "table rows",
-  tableCells: "table cells",
+  tableCells: "table cells (rows times columns, empty ones included)",
   characters: "characters of text",
   values: "values",
 };
@@ -62,12 +63,13 @@ export function measureInstance(instance: unknown): Measure {
     m.sections++;
     for (const f of asArray(field(section, "fields"))) {
       m.fields++;
-      if (field(f, "type") !== "table") continue;
-      const table = field(f, "value");
-      const rows = asArray(field(table, "rows"));
-      m.tableColumns = Math.max(m.tableColumns, asArray(field(table, "columns")).length);
-      m.tableRows += rows.length;
-      for (const row of rows) m.tableCells += Array.isArray(row) ? row.length : asArray(field(row, "cells")).length;
+      const table = field(f, "type") === "table" ? tableShape(field(f, "value")) : undefined;
+      if (!table) continue;
+      // Counted as laid out: every row is as wide as the widest, so one long row widens them all.
+      const width = tableWidth(table);
+      m.tableColumns = Math.max(m.tableColumns, width);
+      m.tableRows += table.rows.length;
+      m.tableCells += table.rows.length * width;
     }
   }
   return m;

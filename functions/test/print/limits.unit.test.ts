@@ -26,7 +26,18 @@ describe("measureInstance", () => {
 
   it("counts rows given as plain arrays too, and ignores what is not a table", () => {
     const m = measureInstance(instanceWith([{ label: "T", type: "table", value: { columns: ["a", "b"], rows: [["1", "2"], ["3"]] } }, { label: "N", type: "text", value: { rows: [[1, 2, 3]] } }]));
-    expect(m).toMatchObject({ tableColumns: 2, tableRows: 2, tableCells: 3 });
+    expect(m).toMatchObject({ tableColumns: 2, tableRows: 2, tableCells: 4 });
+  });
+
+  it("counts a table as laid out: rows times the widest row, short rows padded, a bare array of rows too", () => {
+    // A few KB stored, 360,000 cells laid out: CI's hostile document that blocked an instance for 5 s.
+    const shortRows = { columns: Array.from({ length: 90 }, (_, i) => `C${i}`), rows: Array.from({ length: 4_000 }, () => ({ cells: ["x"] })) };
+    expect(measureInstance(instanceWith([{ label: "T", type: "table", value: shortRows }]))).toMatchObject({ tableColumns: 90, tableRows: 4_000, tableCells: 360_000 });
+    // One long row under a one-column header widens every row.
+    const longRow = { columns: ["only"], rows: [Array.from({ length: 2_000 }, () => "x"), ...Array.from({ length: 99 }, () => ["y"])] };
+    expect(measureInstance(instanceWith([{ label: "T", type: "table", value: longRow }]))).toMatchObject({ tableColumns: 2_000, tableRows: 100, tableCells: 200_000 });
+    const bareRows = Array.from({ length: 30 }, () => ["a", "b", "c"]);
+    expect(measureInstance(instanceWith([{ label: "T", type: "table", value: bareRows }]))).toMatchObject({ tableColumns: 3, tableRows: 30, tableCells: 90 });
   });
 
   it("the demo's largest instance (the 22-page audit) uses at most a tenth of any limit", () => {
@@ -45,7 +56,7 @@ describe("assertWithinLimits", () => {
   it.each([
     ["columns in one table", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns + 1, 1) }])],
     ["table rows", instanceWith([{ label: "T", type: "table", value: table(1, PRINT_LIMITS.tableRows + 1) }])],
-    ["table cells", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns, PRINT_LIMITS.tableCells / PRINT_LIMITS.tableColumns + 1) }])],
+    ["table cells (rows times columns, empty ones included)", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns, PRINT_LIMITS.tableCells / PRINT_LIMITS.tableColumns + 1) }])],
     ["characters of text", instanceWith([{ label: "L", type: "longtext", value: "x".repeat(PRINT_LIMITS.characters + 1) }])],
     ["fields", instanceWith(Array.from({ length: PRINT_LIMITS.fields + 1 }, () => ({ label: "", type: "text", value: null })))],
     ["sections", instanceWith([], PRINT_LIMITS.sections + 1)],
@@ -70,11 +81,16 @@ describe("assertWithinLimits", () => {
     );
   });
 
-  it("stops laying out at the page limit: a small table of narrow wrapped columns would otherwise take 5,000 pages (9 s, 2 GiB)", async () => {
-    // Within every input limit: 100 columns, 10,000 rows of one cell each.
-    const cell = "a cell with a few words in it";
-    const value = { columns: Array.from({ length: 100 }, (_, i) => `C${i}`), rows: Array.from({ length: 10_000 }, () => ({ cells: [cell] })) };
-    const document = instanceWith([{ label: "Grid", type: "table", value }]);
+  it("refuses a table whose short rows are padded past the cell limit, though it stores only a few thousand cells", () => {
+    const value = { columns: Array.from({ length: 90 }, (_, i) => `C${i}`), rows: Array.from({ length: 4_000 }, () => ({ cells: ["x"] })) };
+    expect(() => assertWithinLimits(instanceWith([{ label: "Grid", type: "table", value }]))).toThrow(
+      expect.objectContaining({ statusCode: 422, message: "The object instance is too large to print: it has 360,000 table cells (rows times columns, empty ones included); the limit is 25,000." }),
+    );
+  });
+
+  it("stops laying out at the page limit: a small document of many short lines would otherwise take thousands of pages", async () => {
+    // Within every input limit: one multiple choice of 60,000 one-letter values, a line each.
+    const document = instanceWith([{ label: "Choices", type: "multichoice", value: Array.from({ length: 60_000 }, (_, i) => String.fromCharCode(97 + (i % 26))) }]);
     expect(() => assertWithinLimits(document)).not.toThrow();
     // The layout throws as it starts page 21: the rest of the document is never laid out.
     await expect(renderInstancePdf(document as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 20 })).rejects.toEqual(new PageLimitExceeded(20));

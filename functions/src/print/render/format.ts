@@ -309,8 +309,11 @@ function rowCells(row: unknown): unknown[] {
   return [row];
 }
 
-/** A table value ({ columns, rows: [{ cells }] }, or leniently a bare array of rows), else undefined. */
-function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
+/**
+ * The header and row cells of a table value ({ columns, rows: [{ cells }] }, or leniently a bare array
+ * of rows), else undefined. The print limits measure tables through this too, so they count what is laid out.
+ */
+export function tableShape(value: unknown): { columns: unknown[]; rows: unknown[][] } | undefined {
   let columnsRaw: unknown;
   let rowsRaw: unknown;
   if (Array.isArray(value)) {
@@ -326,12 +329,20 @@ function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
   } else {
     return undefined;
   }
-  const rowsIn = rowsRaw as unknown[];
-  const columns = Array.isArray(columnsRaw) ? columnsRaw.map((c) => cellText(c, fmt)) : [];
-  const cellRows = rowsIn.map(rowCells);
+  return { columns: Array.isArray(columnsRaw) ? columnsRaw : [], rows: (rowsRaw as unknown[]).map(rowCells) };
+}
+
+/** Columns of a table as laid out: every row is as wide as the header or the longest row. */
+export const tableWidth = (shape: { columns: unknown[]; rows: unknown[][] }): number =>
+  shape.rows.reduce<number>((width, cells) => Math.max(width, cells.length), shape.columns.length);
+
+function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
+  const shape = tableShape(value);
+  if (!shape) return undefined;
+  const columns = shape.columns.map((c) => cellText(c, fmt));
+  const cellRows = shape.rows;
   if (cellRows.length === 0) return { kind: "empty" };
-  let width = columns.length;
-  for (const cells of cellRows) width = Math.max(width, cells.length);
+  const width = tableWidth(shape);
   if (width === 0) return { kind: "empty" };
   for (let c = columns.length; c < width; c++) columns.push(`Column ${c + 1}`);
   // A column whose filled cells are all numbers is right-aligned.
