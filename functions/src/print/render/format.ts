@@ -309,11 +309,17 @@ function rowCells(row: unknown): unknown[] {
   return [row];
 }
 
+/** A table's header and row cells as stored. */
+export interface TableShape {
+  columns: unknown[];
+  rows: unknown[][];
+}
+
 /**
  * The header and row cells of a table value ({ columns, rows: [{ cells }] }, or leniently a bare array
  * of rows), else undefined. The print limits measure tables through this too, so they count what is laid out.
  */
-export function tableShape(value: unknown): { columns: unknown[]; rows: unknown[][] } | undefined {
+export function tableShape(value: unknown): TableShape | undefined {
   let columnsRaw: unknown;
   let rowsRaw: unknown;
   if (Array.isArray(value)) {
@@ -333,7 +339,7 @@ export function tableShape(value: unknown): { columns: unknown[]; rows: unknown[
 }
 
 /** Columns of a table as laid out: every row is as wide as the header or the longest row. */
-export const tableWidth = (shape: { columns: unknown[]; rows: unknown[][] }): number =>
+export const tableWidth = (shape: TableShape): number =>
   shape.rows.reduce<number>((width, cells) => Math.max(width, cells.length), shape.columns.length);
 
 function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
