@@ -14,8 +14,9 @@ import { z } from "zod";
  *   {"mode": "unavailable"}  every request answers 503, as Cloud Storage does in an outage
  *   {"mode": "reset"}        every request has its connection destroyed (a crashed server)
  *   {"mode": "hang"}         requests are held without an answer until the fault is cleared
- *   "only": "uploads" | "reads" limits the fault to object writes (POST/PUT/PATCH/DELETE) or reads
- *   (GET/HEAD), so a request can fail midway: after its reads succeeded, when it stores the PDF.
+ *   "only": "uploads" | "reads" | "downloads" limits the fault to object writes (POST/PUT/PATCH/DELETE),
+ *   reads (GET/HEAD), or reads of an object's bytes (`alt=media`: a picture or logo, not its metadata),
+ *   so a request can fail midway: after its reads succeeded, when it stores the PDF, or while it renders.
  *
  * Firestore faults (the gRPC fallback's listening socket):
  *   {"mode": "down"}   every open connection is destroyed and every new one is closed at once:
@@ -28,7 +29,7 @@ import { z } from "zod";
 
 export const storageFaultSchema = z.strictObject({
   mode: z.enum(["unavailable", "reset", "hang"]),
-  only: z.enum(["uploads", "reads"]).optional(),
+  only: z.enum(["uploads", "reads", "downloads"]).optional(),
 });
 export type StorageFault = z.infer<typeof storageFaultSchema>;
 
@@ -85,8 +86,9 @@ export class FaultControl {
 }
 
 /** Whether a storage request is one the fault applies to. */
-export function storageFaultApplies(fault: StorageFault, method: string): boolean {
+export function storageFaultApplies(fault: StorageFault, method: string, url: string): boolean {
   if (!fault.only) return true;
   const read = method === "GET" || method === "HEAD";
+  if (fault.only === "downloads") return read && new URL(url, "http://storage").searchParams.get("alt") === "media";
   return fault.only === "reads" ? read : !read;
 }

@@ -89,7 +89,7 @@ function faultSwitch(app: ExpressAppHandle): Faultable<StorageFault> {
   const held = new Set<Socket>();
   const handle = app.handle;
   app.handle = function (req, res, next) {
-    if (fault && storageFaultApplies(fault, req.method ?? "GET")) {
+    if (fault && storageFaultApplies(fault, req.method ?? "GET", req.url ?? "/")) {
       if (fault.mode === "unavailable") {
         res.writeHead(503, { "content-type": "application/json", connection: "close" });
         res.end(JSON.stringify({ error: { code: 503, message: "Service unavailable (fault injected through PUT /faults)." } }));

@@ -116,11 +116,15 @@ function printable(stored: FirebaseFirestore.DocumentData): PrintableInstance {
 const FAILED_RENDER_TTL_MS = 10 * 60 * 1000;
 const failedRenders = new TtlCache<HttpError>(FAILED_RENDER_TTL_MS, 1_000);
 
-/** The answer to a failed render, remembered for the instance version: a limit's 422, or 422 for a renderer fault (logged). */
+/**
+ * The answer to a failed render, remembered for the instance version when the version is the cause: a
+ * limit's 422, or 422 for a renderer fault (logged). A platform's failure (Storage's 503 while reading a
+ * picture) is not: it says "try again shortly", and the retry renders.
+ */
 function rememberFailure(storagePath: string, error: unknown): HttpError {
   const answer = error instanceof HttpError ? error : new HttpError(422, "The object instance could not be printed.");
   if (!(error instanceof HttpError)) logs.unexpectedError(error);
-  failedRenders.set(storagePath, answer);
+  if (answer.statusCode < 500) failedRenders.set(storagePath, answer);
   return answer;
 }
 

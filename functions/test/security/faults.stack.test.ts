@@ -11,6 +11,7 @@
  * (Java 21) that endpoint answers 501 and those tests are skipped, saying so; mail faults always run.
  */
 import { getStorage } from "firebase-admin/storage";
+import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { BUCKET, URLS } from "../../stack/config";
 import { seedStack, stackAdminApp } from "../../stack/seedStack";
@@ -131,6 +132,24 @@ describe("Cloud Storage faults", () => {
     expect(after.status, after.text).toBe(201);
     expect(after.json.data.cached).toBe(false);
     tried.push(`Storage ${mode === "reset" ? "dropping connections" : "answering 503"} on upload (mid-request) -> print 503`);
+  });
+
+  it("answering 503 while a picture is downloaded (inside the render): 503 at once, not remembered: the retry renders (201)", async (context) => {
+    needsFaults(context);
+    const id = await freshInstance();
+    const path = `uploads/tenants/${TENANT}/photos/${id}.png`;
+    await bucket().file(path).save(await sharp({ create: { width: 8, height: 6, channels: 3, background: "#3a6" } }).png().toBuffer(), { contentType: "image/png" });
+    await db().doc(`tenants/${TENANT}/objectInstances/${id}`).update({ sections: [{ title: "S", fields: [{ label: "Photo", type: "image", value: { storagePath: path } }] }] });
+    // The picture's metadata is read before the render (its generation names the PDF); its bytes inside it.
+    await setFaults({ storage: { mode: "unavailable", only: "downloads" } });
+    expectFailure(await print(id), 503, /Cloud Storage is unavailable; try again shortly/, AT_ONCE_MS);
+    await setFaults({});
+    // A failed render of a version is remembered for 10 minutes: only when the version is the cause (a limit's 422).
+    const after = await print(id);
+    expect(after.status, after.text).toBe(201);
+    expect(after.json.data.cached).toBe(false);
+    expect(await storedPdfs(id)).toEqual([after.json.data.storagePath]);
+    tried.push("Storage answering 503 to a picture's download (mid-render) -> print 503, then 201");
   });
 
   it("dropping every connection (as if stopped): print and send-pdf answer 503, nothing is sent", async (context) => {
