@@ -92,10 +92,12 @@ describe("POST /print/{target}/print", () => {
     expect(third.json.data.storagePath).not.toBe(first.json.data.storagePath);
     // The instance is read with the target and the grants (a path naming the organization needs no
     // lookup of it, whichever emulator worker answers); one Storage call finds the stored PDF; the
-    // second Firestore round trip is the audit event of the PDF handed out.
+    // second Firestore round trip is the audit event of the PDF handed out. (The user's status is
+    // cached 10 s from this file's first print, which a slow machine can outlast by now: auth=1 then.
+    // test/http/pipeline.stack.test.ts pins that cache.)
     const fourth = await print("/organization/acme/tenant/acme-north", instanceId);
     expect(fourth.json.data).toMatchObject({ cached: true, storagePath: third.json.data.storagePath });
-    expect(fourth.headers.get("x-backend-calls")).toBe("firestore=2, auth=0, storage=1");
+    expect(fourth.headers.get("x-backend-calls")).toMatch(/^firestore=2, auth=[01], storage=1$/);
   });
 
   it("renders long and non-Latin instances", async () => {

@@ -2,14 +2,16 @@
  * Hostile documents, generated: object instances of every size around the renderer's limits (tables
  * of up to 2,000 columns and 4,000 rows, long cells, texts of up to 900,000 characters, many fields), stored as any system
  * could store them, then printed. The expected answer is computed from the limits (PRINT_LIMITS and
- * measureInstance, then the page limit by laying the document out here), never written by hand: 422
- * naming a limit past any of them, otherwise 201. The
+ * measureInstance), never written by hand: 422 naming a limit past any of them, otherwise 201. The
  * function instance must keep answering throughout, and afterwards serve an ordinary print.
+ *
+ * No document within the input limits here reaches the page limit (the longest is a few hundred pages; the
+ * page limit is test/print/limits.unit.test.ts's), so none is laid out in this process: a render here
+ * blocked its event loop for 5 s once, long enough for the emulator to close the idle connection.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PRINT_LIMITS, measureInstance } from "../../src/print/limits";
-import { PageLimitExceeded, renderInstancePdf, type PrintableInstance } from "../../src/print/render";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
 import { runId } from "./support";
@@ -49,20 +51,15 @@ describe("hostile documents against the print function (property-based)", () => 
         await ref.set(document);
         const measured = measureInstance((await ref.get()).data());
         const over: string[] = (Object.keys(measured) as (keyof typeof measured)[]).filter((key) => measured[key] > PRINT_LIMITS[key]);
-        if (over.length === 0) {
-          const layout = renderInstancePdf(document as PrintableInstance, { instanceId, targetName: "", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages });
-          if (await layout.then(() => false, (error) => error instanceof PageLimitExceeded)) over.push("pages");
-        }
         const res = await print(token, instanceId);
         await ref.delete();
         const what = `${columns} columns x ${rows} rows, ${fields} fields, ${text} characters of text`;
         if (over.length > 0) {
           expect(res.status, what).toBe(422);
           expect(res.json.message, what).toMatch(/^The object instance is too large to print: it (has [\d,]+|takes more than [\d,]+) .+; the limit is [\d,]+\.$/);
-          if (over.includes("pages")) expect(res.json.message, what).toMatch(/takes more than 500 pages/);
           tally.refused++;
         } else {
-          expect(res.status, what).toBe(201);
+          expect(res.status, `${what}: ${res.text}`).toBe(201);
           tally.printed++;
           tally.largestCells = Math.max(tally.largestCells, measured.tableCells);
         }
