@@ -442,7 +442,7 @@ interface Tally {
 const tally: Tally = { requests: 0, dotPairs: 0, ours: 0, platform: new Map(), statuses: new Map() };
 
 /** Sends one hostile request and throws (with the request described) if its answer breaks a rule. */
-async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<RawResponse> {
+async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<RawResponse | undefined> {
   const path = `/${req.fn}/${req.segments.join("/")}${req.query !== undefined ? `?${req.query}` : ""}`;
   const origin = req.fn === "api" ? URLS.api : URLS.print;
   const describeRequest = () => `${req.method} ${path.slice(0, 300)} [${req.changes.join(" | ")}]`;
@@ -450,6 +450,15 @@ async function sendAndCheck(req: HostileRequest, timeoutMs = 20_000): Promise<Ra
   try {
     res = await rawRequest({ method: req.method, origin, path, headers: req.headers, body: req.body, timeoutMs });
   } catch (error) {
+    // Node answers headers over 16 KB with 431 and closes the connection: with much of a body still
+    // unsent (64 KB and more, measured), the client sees the reset before the answer. Refused either way.
+    const code = (error as { code?: string }).code;
+    if ((code === "ECONNRESET" || code === "EPIPE") && platformAnswers(req).some((p) => p.status === 431)) {
+      tally.requests++;
+      const why = "a request line and headers over 16 KB (the connection reset before the 431 arrived)";
+      tally.platform.set(why, (tally.platform.get(why) ?? 0) + 1);
+      return undefined;
+    }
     throw new Error(`no answer (${(error as Error).message}) to ${describeRequest()}`, { cause: error });
   }
   tally.requests++;
@@ -594,7 +603,7 @@ describe("hostile input against the running functions (property-based)", () => {
     await fc.assert(
       fc.asyncProperty(crossSiteRequest, async (req) => {
         const res = await sendAndCheck(req);
-        expect(res.status, req.changes.join(" | ")).toBe(415);
+        expect(res?.status, req.changes.join(" | ")).toBe(415);
       }),
       { numRuns: RUNS.csrf, endOnFailure: false },
     );
