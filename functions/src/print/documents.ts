@@ -10,7 +10,7 @@ import { countBackendCall } from "../http/requestContext";
 import { TtlCache } from "../http/ttlCache";
 import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
-import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, pageLimitExceeded } from "./limits";
+import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, layoutLimitExceeded } from "./limits";
 import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
@@ -131,7 +131,7 @@ function rememberFailure(storagePath: string, error: unknown): HttpError {
 /**
  * Renders run one at a time per instance: a render is CPU work on the instance's one vCPU, so running
  * several at once gains nothing, and one at a time bounds the memory renders take together to one
- * render's (about 250 MiB above the process at most, within PRINT_LIMITS) whatever the concurrency setting.
+ * render's (about 465 MiB above the process at most, within PRINT_LIMITS) whatever the concurrency setting.
  */
 const oneRenderAtATime = oneAtATime();
 
@@ -180,7 +180,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
   // request served from a stored PDF never needs it.
-  const { renderInstancePdf, PageLimitExceeded } = await import("./render/index.js");
+  const { renderInstancePdf, LayoutLimitExceeded } = await import("./render/index.js");
   let pdf: Awaited<ReturnType<typeof renderInstancePdf>>;
   try {
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
@@ -191,11 +191,11 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
       // a target's above (inherited), its path checked against the folder of the target that set it.
       const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
       const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
-      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, ...settings, images, logo: logoImage });
+      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, ...settings, images, logo: logoImage });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
-    throw rememberFailure(storagePath, error instanceof PageLimitExceeded ? pageLimitExceeded() : error);
+    throw rememberFailure(storagePath, error instanceof LayoutLimitExceeded ? layoutLimitExceeded(error.what) : error);
   }
   logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started, pdf.missingCharacters);
   // The emulator serves files by download token only; production uses signed URLs and no token.

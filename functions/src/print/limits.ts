@@ -8,7 +8,8 @@ import { tableShape, tableWidth } from "./render/format";
  * document of a few KB (a table of 1,000 x 3,000 empty cells) blocked an instance for seconds and
  * then ran it out of memory, with every other tenant's requests on it. Each bound sits far above
  * any real form (the demo's 22-page audit uses at most a tenth of each); the costliest document
- * within them renders in under 1 s with a peak of about 350 MiB (bench/limits.ts, RELIABILITY.md).
+ * within them takes about 2 s with a peak of about 545 MiB, the process included (bench/limits.ts,
+ * RELIABILITY.md).
  */
 export const PRINT_LIMITS = {
   /** Sections and fields, counted over the whole instance. */
@@ -27,6 +28,12 @@ export const PRINT_LIMITS = {
    */
   pages: 500,
   pdfBytes: MAX_ATTACHMENT_BYTES,
+  /**
+   * Lines of text drawn, checked while laying out: columns narrower than a character wrap every
+   * character of a cell to its own line, so 975,000 characters within every other limit made 975,000
+   * lines (5 s and 1.4 GiB). The document at the cell and character limits draws 394,000.
+   */
+  lines: 450_000,
 } as const;
 
 type Measure = Record<"sections" | "fields" | "tableColumns" | "tableRows" | "tableCells" | "characters" | "values", number>;
@@ -64,9 +71,9 @@ export function measureInstance(instance: unknown): Measure {
     for (const f of asArray(field(section, "fields"))) {
       m.fields++;
       const table = field(f, "type") === "table" ? tableShape(field(f, "value")) : undefined;
-      if (!table) continue;
-      // Counted as laid out: every row is as wide as the widest, so one long row widens them all.
-      const width = tableWidth(table);
+      const width = table ? tableWidth(table) : 0;
+      // A table without rows or cells prints as empty. Counted as laid out: every row is as wide as the widest, so one long row widens them all.
+      if (!table || table.rows.length === 0 || width === 0) continue;
       m.tableColumns = Math.max(m.tableColumns, width);
       m.tableRows += table.rows.length;
       m.tableCells += table.rows.length * width;
@@ -86,9 +93,11 @@ export function assertWithinLimits(instance: unknown): void {
   }
 }
 
-/** The 422 of a document whose layout went past the page limit (the renderer stops there). */
-export const pageLimitExceeded = () =>
-  new HttpError(422, `The object instance is too large to print: it takes more than ${PRINT_LIMITS.pages.toLocaleString("en-GB")} pages; the limit is ${PRINT_LIMITS.pages.toLocaleString("en-GB")}.`);
+/** The 422 of a document whose layout went past the page or line limit (the renderer stops there). */
+export const layoutLimitExceeded = (what: "pages" | "lines") => {
+  const limit = PRINT_LIMITS[what].toLocaleString("en-GB");
+  return new HttpError(422, `The object instance is too large to print: it takes more than ${limit} ${what === "lines" ? "lines of text" : "pages"}; the limit is ${limit}.`);
+};
 
 /** Throws 422 when a rendered PDF has more pages or bytes than the limits allow. */
 export function assertPdfWithinLimits(pageCount: number, byteLength: number): void {

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, measureInstance } from "../../src/print/limits";
-import { PageLimitExceeded, renderInstancePdf, type PrintableInstance } from "../../src/print/render";
+import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, layoutLimitExceeded, measureInstance } from "../../src/print/limits";
+import { LayoutLimitExceeded, renderInstancePdf, type PrintableInstance } from "../../src/print/render";
 import { ROOT_DIR } from "../../stack/config";
 
 const table = (columns: number, rows: number, cell = "") => ({
@@ -36,6 +36,9 @@ describe("measureInstance", () => {
     // One long row under a one-column header widens every row.
     const longRow = { columns: ["only"], rows: [Array.from({ length: 2_000 }, () => "x"), ...Array.from({ length: 99 }, () => ["y"])] };
     expect(measureInstance(instanceWith([{ label: "T", type: "table", value: longRow }]))).toMatchObject({ tableColumns: 2_000, tableRows: 100, tableCells: 200_000 });
+    // A table without rows, or without cells, prints as empty: nothing to count.
+    expect(measureInstance(instanceWith([{ label: "T", type: "table", value: { columns: Array.from({ length: 500 }, (_, i) => `C${i}`), rows: [] } }]))).toMatchObject({ tableColumns: 0, tableCells: 0 });
+    expect(measureInstance(instanceWith([{ label: "T", type: "table", value: [[], []] }]))).toMatchObject({ tableRows: 0, tableCells: 0 });
     const bareRows = Array.from({ length: 30 }, () => ["a", "b", "c"]);
     expect(measureInstance(instanceWith([{ label: "T", type: "table", value: bareRows }]))).toMatchObject({ tableColumns: 3, tableRows: 30, tableCells: 90 });
   });
@@ -93,9 +96,24 @@ describe("assertWithinLimits", () => {
     const document = instanceWith([{ label: "Choices", type: "multichoice", value: Array.from({ length: 60_000 }, (_, i) => String.fromCharCode(97 + (i % 26))) }]);
     expect(() => assertWithinLimits(document)).not.toThrow();
     // The layout throws as it starts page 21: the rest of the document is never laid out.
-    await expect(renderInstancePdf(document as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 20 })).rejects.toEqual(new PageLimitExceeded(20));
+    await expect(renderInstancePdf(document as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 20 })).rejects.toEqual(new LayoutLimitExceeded("pages", 20));
     const short = await renderInstancePdf(instanceWith([{ label: "A", type: "text", value: "one" }]) as PrintableInstance, { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: 1 });
     expect(short.pageCount).toBe(1);
+  });
+
+  it("stops laying out at the line limit: narrow columns wrap long cells a character to a line", async () => {
+    // Within every input limit: 100 columns x 40 rows of 39-character cells, a character per line (156,000 lines in 40 pages).
+    const cell = "abcdefghij abcdefghij abcdefghij abcdef";
+    const value = { columns: Array.from({ length: 100 }, (_, i) => `C${i}`), rows: Array.from({ length: 40 }, () => ({ cells: Array.from({ length: 100 }, () => cell) })) };
+    const document = instanceWith([{ label: "Grid", type: "table", value }]);
+    expect(() => assertWithinLimits(document)).not.toThrow();
+    const options = { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages };
+    await expect(renderInstancePdf(document as PrintableInstance, { ...options, maxLines: 20_000 })).rejects.toEqual(new LayoutLimitExceeded("lines", 20_000));
+    // The same table with four rows draws fewer lines than that, and prints.
+    const four = instanceWith([{ label: "Grid", type: "table", value: { ...value, rows: value.rows.slice(0, 4) } }]);
+    expect((await renderInstancePdf(four as PrintableInstance, { ...options, maxLines: 20_000 })).pageCount).toBeGreaterThan(1);
+    expect(layoutLimitExceeded("lines").message).toBe("The object instance is too large to print: it takes more than 450,000 lines of text; the limit is 450,000.");
+    expect(layoutLimitExceeded("pages").message).toBe("The object instance is too large to print: it takes more than 500 pages; the limit is 500.");
   });
 
   it("bounds the rendered PDF too: pages and bytes", () => {

@@ -191,6 +191,22 @@ describe("POST /print/{target}/print", () => {
     expect(res.json.data.pageCount).toBeGreaterThan(200);
   });
 
+  it("refuses a table whose narrow columns wrap long cells a character to a line: 422 at the line limit, remembered for the version", async () => {
+    // Within every input limit (25,000 cells, 975,000 characters), but 975,000 lines: refused at 450,000.
+    const instanceId = `narrow-${Date.now()}`;
+    const columns = Array.from({ length: 100 }, (_, i) => `C${i}`);
+    const rows = Array.from({ length: 250 }, () => ({ cells: columns.map(() => "abcdefghij abcdefghij abcdefghij abcdef") }));
+    await firestore().doc(`tenants/acme-north/objectInstances/${instanceId}`).set({ title: "Narrow", objectTypeName: "Grid", sections: [{ title: "S", fields: [{ label: "Grid", type: "table", value: { columns, rows } }] }] });
+    const refused = await print("/tenant/acme-north", instanceId);
+    expect(refused.json).toEqual({ statusCode: 422, error: "Unprocessable Entity", message: "The object instance is too large to print: it takes more than 450,000 lines of text; the limit is 450,000." });
+    const again = await print("/tenant/acme-north", instanceId);
+    expect(again.json).toEqual(refused.json);
+    // Answered from memory: the instance read alone, no render quota spent, nothing read from Storage (the first read the logo).
+    expect(refused.headers.get("x-backend-calls")).toMatch(/^firestore=2, auth=[01], storage=\d+$/);
+    expect(again.headers.get("x-backend-calls")).toMatch(/^firestore=1, auth=[01]$/);
+    expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/${instanceId}/` }))[0]).toEqual([]);
+  });
+
   it("stores nothing readable without the token", async () => {
     const res = await print("/tenant/acme-north", "inspection-short");
     const withoutToken = res.json.data.downloadUrl.replace(/&token=.*$/, "");

@@ -549,6 +549,12 @@ describe("formatting (en-GB, UTC)", () => {
     [-Number.MAX_SAFE_INTEGER, "-9,007,199,254,740,991"],
     [1e6 / 3, "333,333.333333333"],
     [Number.NaN, "NaN"],
+    // Far from 1, in scientific notation (written out, 1.8E308 took 412 characters).
+    [1e22, "1E22"],
+    [-Number.MAX_VALUE, "-1.79769313486232E308"],
+    [Number.MIN_VALUE, "5E-324"],
+    [1.5e-7, "1.5E-7"],
+    [0.000001, "0.000001"],
   ])("number %s -> %s", (n, text) => {
     expect(formatNumber(n)).toBe(text);
   });

@@ -222,7 +222,7 @@ describe("POST /print/{target}/send-pdf", () => {
       const limited = await send({ objectInstanceId: "short", to: "one-more@example.com" }, path, tokens[10]);
       expect(limited.status).toBe(429);
       expect(limited.json.message).toMatch(/At most 1000 recipients per day for this tenant/);
-    }, 120_000);
+    }, 300_000);
 
     it("mails once per Idempotency-Key and answers the first answer again; another request with the key is 422; a bad key 400", async () => {
       const { path, tokens } = await freshTenant(1);

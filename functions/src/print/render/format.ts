@@ -48,6 +48,7 @@ export class Formatter {
   private readonly dateTimeSecondsFormat: Intl.DateTimeFormat;
   private readonly numberFormat: Intl.NumberFormat;
   private readonly wholeNumberFormat: Intl.NumberFormat;
+  private readonly scientificFormat: Intl.NumberFormat;
 
   constructor(locale: string = DEFAULT_LOCALE, timeZone: string = DEFAULT_TIME_ZONE) {
     this.locale = locale;
@@ -65,6 +66,7 @@ export class Formatter {
     this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, hour, second: "2-digit" });
     this.numberFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, useGrouping: "min2" });
     this.wholeNumberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 0, useGrouping: "min2" });
+    this.scientificFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, notation: "scientific" });
   }
 
   /** A calendar date (month0: 0-11). */
@@ -107,6 +109,9 @@ export class Formatter {
     if (n === Infinity) return "Infinity";
     if (n === -Infinity) return "-Infinity";
     if (n === 0) return "0"; // also -0
+    // Far from 1, in scientific notation: 1.8E308 written out is 412 characters, 5E-324 is 326.
+    const magnitude = Math.abs(n);
+    if (magnitude >= 1e22 || magnitude < 1e-6) return this.scientificFormat.format(n);
     // A whole number is an amount or an id someone typed: every digit. Only fractions carry binary noise.
     return (Number.isInteger(n) ? this.wholeNumberFormat : this.numberFormat).format(n);
   }

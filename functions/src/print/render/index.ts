@@ -11,7 +11,7 @@ export type {
   RenderedPdf,
   RenderOptions,
 } from "./types";
-export { renderInstancePdf, PageLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { renderInstancePdf, LayoutLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
 export { PAPER_SIZES, DEFAULT_PAPER_SIZE, type PaperSize } from "./paper";
 export {
   DEFAULT_LOCALE,

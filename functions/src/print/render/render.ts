@@ -97,11 +97,14 @@ interface Style {
   color: string;
 }
 
-/** Thrown while laying out a document that would take more pages than `RenderOptions.maxPages`. */
-export class PageLimitExceeded extends Error {
-  constructor(readonly maxPages: number) {
-    super(`The document takes more than ${maxPages} pages.`);
-    this.name = "PageLimitExceeded";
+/** Thrown while laying out a document that would take more pages or lines than `RenderOptions.maxPages` or `maxLines`. */
+export class LayoutLimitExceeded extends Error {
+  constructor(
+    readonly what: "pages" | "lines",
+    readonly limit: number,
+  ) {
+    super(`The document takes more than ${limit} ${what}.`);
+    this.name = "LayoutLimitExceeded";
   }
 }
 
@@ -125,7 +128,7 @@ class Canvas {
 
   constructor(
     private readonly runningTitle: () => string,
-    private readonly maxPages: number,
+    private readonly limits: { pages: number; lines: number },
     readonly docText: DocumentText,
     readonly fmt: Formatter,
     /** The pictures the caller prepared, by storage path, and those this document embeds. */
@@ -153,7 +156,7 @@ class Canvas {
 
   newPage(): void {
     // Checked while laying out: narrow columns of wrapped cells can make a small document thousands of pages long.
-    if (this.pages.length >= this.maxPages) throw new PageLimitExceeded(this.maxPages);
+    if (this.pages.length >= this.limits.pages) throw new LayoutLimitExceeded("pages", this.limits.pages);
     // A heading with nothing drawn after it on this page goes to the new page with what follows it.
     const heading =
       this.heading?.page === this.pages.length - 1 && this.heading.drawnTo === this.ops.length && this.heading.artifactsTo === this.artifacts.length ? this.heading : undefined;
@@ -182,6 +185,7 @@ class Canvas {
     // A heading that started a page itself stays there (moving it again could not help).
     if (this.pages.length - 1 === page) this.heading = { ...before, page, element, draw, drawnTo: this.ops.length, artifactsTo: this.artifacts.length };
   }
+  private lines = 0;
   private heading?: { page: number; ops: number; artifacts: number; marks: number; kids: number; element: number; draw: () => void; drawnTo: number; artifactsTo: number };
 
   /** Starts a new page unless `height` fits (or could not fit on a new page either). */
@@ -196,6 +200,8 @@ class Canvas {
    */
   text(style: Style, x: number, width: number, baseline: number, line: Line, element: number | undefined, alignEnd = false): void {
     if (line.pieces.length === 0) return;
+    // Counted too: narrow table columns wrap long cells a character to a line, a line each costing as much as a whole one.
+    if (++this.lines > this.limits.lines) throw new LayoutLimitExceeded("lines", this.limits.lines);
     const right = alignEnd ? !this.mirror : this.mirror || line.rtl;
     const left = this.left(x, width);
     // A line wider than its box (a cluster wider than a narrow table column) is cut at the box; one with
@@ -746,7 +752,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       }
       return runningHeader;
     },
-    options.maxPages ?? Infinity,
+    { pages: options.maxPages ?? Infinity, lines: options.maxLines ?? Infinity },
     docText,
     fmt,
     options.images instanceof Map ? options.images : new Map(),

@@ -75,8 +75,10 @@ export interface RenderOptions {
   tagged?: boolean;
   /** The target's logo, prepared like the pictures: drawn in a box at the head of the first page. */
   logo?: PreparedImage;
-  /** Layout stops with PageLimitExceeded past this many pages (default: no limit). */
+  /** Layout stops with LayoutLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
+  /** Layout stops with LayoutLimitExceeded past this many lines of text drawn (default: no limit). */
+  maxLines?: number;
 }
 
 export interface RenderedPdf {
