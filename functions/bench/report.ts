@@ -153,7 +153,7 @@ const HINTS = {
     "per glyph set, or writing the few PDF objects directly instead of through pdf-lib's object model, would take them down.",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
-    "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds about a " +
+    "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone); in time ours adds a fifth to a " +
     "quarter of what Typst's adds, as a share of a page five times faster a little more. Where it goes (session 13, each stage timed inside " +
     "paired renders, in a slow phase of the machine): marking the content during layout (an MCID and a BDC/EMC pair per line, /Lang) about " +
     "18 µs, writing the 105 structure elements and the ParentTree about 20 µs (13 µs in a loop), their object stream and cross-reference " +

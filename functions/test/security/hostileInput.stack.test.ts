@@ -403,16 +403,16 @@ function isStrictJson(text: string): boolean {
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
+/** The request line and headers' bytes, less Host and Content-Length (so a little under what Node counts). */
+const headerBytes = (req: HostileRequest) =>
+  `/${req.fn}/${req.segments.join("/")}`.length + (req.query?.length ?? 0) + Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + [v].flat().join("").length + 4, 0);
+
 /**
  * The answers of the platform in front of the function (the functions emulator here; Cloud
  * Functions' functions-framework in production), which parses the path and the body with its own
  * Express and body-parser before our code runs, and answers their errors with an HTML page (no
  * stack trace under NODE_ENV=production). Empty when the request reaches our code.
  */
-/** The request line and headers' bytes, less Host and Content-Length (so a little under what Node counts). */
-const headerBytes = (req: HostileRequest) =>
-  `/${req.fn}/${req.segments.join("/")}`.length + (req.query?.length ?? 0) + Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + [v].flat().join("").length + 4, 0);
-
 function platformAnswers(req: HostileRequest): { status: number; text: string; why: string }[] {
   const answers: { status: number; text: string; why: string }[] = [];
   const path = `/${req.fn}/${req.segments.join("/")}`;

@@ -124,6 +124,8 @@ class Canvas {
   readonly pages: PageOps[] = [];
   private ops: string[] = [];
   private artifacts: string[] = [];
+  /** Lines of text drawn so far (limits.lines). */
+  private lines = 0;
   y: number;
 
   constructor(
@@ -185,7 +187,6 @@ class Canvas {
     // A heading that started a page itself stays there (moving it again could not help).
     if (this.pages.length - 1 === page) this.heading = { ...before, page, element, draw, drawnTo: this.ops.length, artifactsTo: this.artifacts.length };
   }
-  private lines = 0;
   private heading?: { page: number; ops: number; artifacts: number; marks: number; kids: number; element: number; draw: () => void; drawnTo: number; artifactsTo: number };
 
   /** Starts a new page unless `height` fits (or could not fit on a new page either). */
