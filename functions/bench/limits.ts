@@ -41,7 +41,7 @@ const started = performance.now();
   let outcome;
   try {
     assertWithinLimits(instance);
-    const pdf = await renderInstancePdf(instance, { instanceId: "bench", targetName: "Bench", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines }).catch((error) => {
+    const pdf = await renderInstancePdf(instance, { instanceId: "bench", targetName: "Bench", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs }).catch((error) => {
       throw error.name === "LayoutLimitExceeded" ? layoutLimitExceeded(error.what) : error;
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);

@@ -27,10 +27,14 @@ export function backendUnavailable(error: unknown): void {
   logger.error(`Firestore call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }
 
-export function pdfRendered(pageCount: number, sizeBytes: number, durationMs: number, missingCharacters: number): void {
-  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ pageCount, sizeBytes, durationMs, missingCharacters }));
-  // The count only: the characters themselves are the tenant's text.
+export function pdfRendered(pdf: { pageCount: number; sizeBytes: number; durationMs: number; missingCharacters: number; bidiControlsRemoved: number }): void {
+  const { pageCount, sizeBytes, missingCharacters, bidiControlsRemoved } = pdf;
+  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest(pdf));
+  // Counts only: the characters themselves are the tenant's text.
   if (missingCharacters > 0) logger.warn(`${missingCharacters} character(s) have no font and print as U+FFFD`, withRequest({ missingCharacters }));
+  if (bidiControlsRemoved > 0) {
+    logger.warn(`${bidiControlsRemoved} bidirectional embedding, override or isolate control(s) removed from the printed text (they could make a value read as another)`, withRequest({ bidiControlsRemoved }));
+  }
 }
 
 /** A target's stored print setting cannot be used (an unknown locale, say): its parent's or the default serves instead. */

@@ -191,13 +191,13 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
       // a target's above (inherited), its path checked against the folder of the target that set it.
       const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
       const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
-      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, ...settings, images, logo: logoImage });
+      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: logoImage });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
     throw rememberFailure(storagePath, error instanceof LayoutLimitExceeded ? layoutLimitExceeded(error.what) : error);
   }
-  logs.pdfRendered(pdf.pageCount, pdf.bytes.length, performance.now() - started, pdf.missingCharacters);
+  logs.pdfRendered({ pageCount: pdf.pageCount, sizeBytes: pdf.bytes.length, durationMs: performance.now() - started, missingCharacters: pdf.missingCharacters, bidiControlsRemoved: pdf.bidiControlsRemoved });
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 

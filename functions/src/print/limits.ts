@@ -1,6 +1,7 @@
 import { MAX_ATTACHMENT_BYTES } from "../config";
 import { HttpError } from "../http/errors";
 import { tableShape, tableWidth } from "./render/format";
+import type { LayoutLimit } from "./render/layoutLimit";
 
 /**
  * The most an object instance may ask of the renderer (SECURITY.md, 9; RELIABILITY.md has the
@@ -23,6 +24,12 @@ export const PRINT_LIMITS = {
   characters: 1_000_000,
   values: 200_000,
   /**
+   * UTF-8 bytes of those strings: what Firestore stores at most in one document (1 MiB), stated so
+   * that the renderer's bound does not rest on the database's. A million characters of a shaped
+   * script (Devanagari, Thai, Khmer: three bytes each) took 3-3.5 s; a stored document holds a third.
+   */
+  textBytes: 1_048_576,
+  /**
    * Pages of the PDF, checked while laying out (narrow columns of wrapped cells can make a small
    * document thousands of pages long), and its size (a PDF mailed by send-pdf must fit SendGrid's request).
    */
@@ -34,9 +41,16 @@ export const PRINT_LIMITS = {
    * lines (5 s and 1.4 GiB). The document at the cell and character limits draws 394,000.
    */
   lines: 450_000,
+  /**
+   * Runs of text (stretches of one font and one direction), counted while shaping: a run costs about
+   * 6 µs whatever its length, so 1,000,000 characters whose script or direction changes at every one
+   * took about 6 s. Bilingual prose changes about every ten characters; the 864,000-character Arabic
+   * paragraph with numbers (bench/limits.ts) makes 96,001.
+   */
+  runs: 100_000,
 } as const;
 
-type Measure = Record<"sections" | "fields" | "tableColumns" | "tableRows" | "tableCells" | "characters" | "values", number>;
+type Measure = Record<"sections" | "fields" | "tableColumns" | "tableRows" | "tableCells" | "characters" | "values" | "textBytes", number>;
 
 const WHAT: Record<keyof Measure, string> = {
   sections: "sections",
@@ -46,6 +60,7 @@ const WHAT: Record<keyof Measure, string> = {
   tableCells: "table cells (rows times columns, empty ones included)",
   characters: "characters of text",
   values: "values",
+  textBytes: "bytes of text (UTF-8)",
 };
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -53,14 +68,18 @@ const field = (value: unknown, key: string): unknown => (value !== null && typeo
 
 /** Counts what the limits bound, in plain data (src/print/plainData.ts): strings, numbers, arrays and plain objects. */
 export function measureInstance(instance: unknown): Measure {
-  const m: Measure = { sections: 0, fields: 0, tableColumns: 0, tableRows: 0, tableCells: 0, characters: 0, values: 0 };
+  const m: Measure = { sections: 0, fields: 0, tableColumns: 0, tableRows: 0, tableCells: 0, characters: 0, values: 0, textBytes: 0 };
+  const text = (s: string): void => {
+    m.characters += s.length;
+    m.textBytes += Buffer.byteLength(s, "utf8");
+  };
   const walk = (value: unknown): void => {
     m.values++;
-    if (typeof value === "string") m.characters += value.length;
+    if (typeof value === "string") text(value);
     else if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
       for (const [key, item] of Object.entries(value)) {
-        m.characters += key.length;
+        text(key);
         walk(item);
       }
     }
@@ -93,10 +112,16 @@ export function assertWithinLimits(instance: unknown): void {
   }
 }
 
-/** The 422 of a document whose layout went past the page or line limit (the renderer stops there). */
-export const layoutLimitExceeded = (what: "pages" | "lines") => {
+const LAYOUT_WHAT: Record<LayoutLimit, string> = {
+  pages: "pages",
+  lines: "lines of text",
+  runs: "runs of text in one font and direction (a change of script or direction starts a new run)",
+};
+
+/** The 422 of a document whose layout went past the page, line or run limit (the renderer stops there). */
+export const layoutLimitExceeded = (what: LayoutLimit) => {
   const limit = PRINT_LIMITS[what].toLocaleString("en-GB");
-  return new HttpError(422, `The object instance is too large to print: it takes more than ${limit} ${what === "lines" ? "lines of text" : "pages"}; the limit is ${limit}.`);
+  return new HttpError(422, `The object instance is too large to print: it takes more than ${limit} ${LAYOUT_WHAT[what]}; the limit is ${limit}.`);
 };
 
 /** Throws 422 when a rendered PDF has more pages or bytes than the limits allow. */

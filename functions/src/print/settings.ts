@@ -5,6 +5,7 @@ import { asOneLine, ONE_LINE, ONE_LINE_MESSAGE } from "../http/validation";
 import * as logs from "../logs";
 import { inUploadsFolder } from "./pictures";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, supportedLocale, supportedTimeZone } from "./render/format";
+import { BIDI_CONTROL_MESSAGE, HAS_BIDI_CONTROL } from "./render/text/bidiControls";
 import { CONFORMANCE_NAMES, DEFAULT_ACCENT_COLOR, DEFAULT_CONFORMANCE, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, type Conformance, type PaperSize } from "./render/paper";
 
 /** The settings a PDF is printed with (DESIGN.md: a target's `print`, inherited like `features`). */
@@ -140,7 +141,14 @@ export const brandingSettings = {
   // "#rrggbb", e.g. "#1f4e79".
   accentColor: z.string().regex(ACCENT_COLOR, "must be a colour as #rrggbb").optional().meta({ description: "Colour of headings and rules, #rrggbb", examples: ["#1f4e79"] }),
   // One line, at most 200 characters.
-  footerText: z.string().max(MAX_FOOTER_TEXT).regex(ONE_LINE, ONE_LINE_MESSAGE).optional().meta({ description: "A line under every page's footer" }),
+  footerText: z
+    .string()
+    .max(MAX_FOOTER_TEXT)
+    .regex(ONE_LINE, ONE_LINE_MESSAGE)
+    // A report is evidence: nothing may make its text read in another order than stored (render/text/bidiControls.ts).
+    .refine((v) => !HAS_BIDI_CONTROL.test(v), BIDI_CONTROL_MESSAGE)
+    .optional()
+    .meta({ description: "A line under every page's footer (one line, at most 200 characters, no bidirectional embedding, override or isolate controls)" }),
   // A storage path in the target's own uploads folder (checked by the route, which knows the target).
   logo: z
     .string()

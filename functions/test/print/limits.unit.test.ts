@@ -61,6 +61,8 @@ describe("assertWithinLimits", () => {
     ["table rows", instanceWith([{ label: "T", type: "table", value: table(1, PRINT_LIMITS.tableRows + 1) }])],
     ["table cells (rows times columns, empty ones included)", instanceWith([{ label: "T", type: "table", value: table(PRINT_LIMITS.tableColumns, PRINT_LIMITS.tableCells / PRINT_LIMITS.tableColumns + 1) }])],
     ["characters of text", instanceWith([{ label: "L", type: "longtext", value: "x".repeat(PRINT_LIMITS.characters + 1) }])],
+    // Three bytes a character: a third of the character limit, the most a Firestore document holds.
+    ["bytes of text (UTF-8)", instanceWith([{ label: "L", type: "longtext", value: "क".repeat(PRINT_LIMITS.textBytes / 3 + 1) }])],
     ["fields", instanceWith(Array.from({ length: PRINT_LIMITS.fields + 1 }, () => ({ label: "", type: "text", value: null })))],
     ["sections", instanceWith([], PRINT_LIMITS.sections + 1)],
     ["values", instanceWith([{ label: "M", type: "multichoice", value: Array.from({ length: PRINT_LIMITS.values + 1 }, () => 1) }])],
@@ -114,6 +116,21 @@ describe("assertWithinLimits", () => {
     expect((await renderInstancePdf(four as PrintableInstance, { ...options, maxLines: 20_000 })).pageCount).toBeGreaterThan(1);
     expect(layoutLimitExceeded("lines").message).toBe("The object instance is too large to print: it takes more than 450,000 lines of text; the limit is 450,000.");
     expect(layoutLimitExceeded("pages").message).toBe("The object instance is too large to print: it takes more than 500 pages; the limit is 500.");
+  });
+
+  // Issue 38, F1: a run (one font, one direction) costs whatever its length; a change at every character made the most of them.
+  it("stops shaping at the run limit: text whose script or direction changes at every character", async () => {
+    const document = instanceWith([{ label: "Alternation", type: "longtext", value: "aא".repeat(3_000) }]);
+    expect(() => assertWithinLimits(document)).not.toThrow();
+    const options = { instanceId: "x", targetName: "t", generatedAt: new Date(0), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines };
+    await expect(renderInstancePdf(document as PrintableInstance, { ...options, maxRuns: 5_000 })).rejects.toEqual(new LayoutLimitExceeded("runs", 5_000));
+    // A run per character (6,000) and a few for the title, labels and footers: it prints under a limit above them.
+    expect((await renderInstancePdf(document as PrintableInstance, { ...options, maxRuns: 6_100 })).pageCount).toBeGreaterThan(1);
+    // As many characters of one script and direction are one run.
+    expect((await renderInstancePdf(instanceWith([{ label: "One run", type: "longtext", value: "ab".repeat(3_000) }]) as PrintableInstance, { ...options, maxRuns: 50 })).pageCount).toBeGreaterThan(1);
+    expect(layoutLimitExceeded("runs").message).toBe(
+      "The object instance is too large to print: it takes more than 100,000 runs of text in one font and direction (a change of script or direction starts a new run); the limit is 100,000.",
+    );
   });
 
   it("bounds the rendered PDF too: pages and bytes", () => {

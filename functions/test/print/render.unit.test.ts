@@ -23,6 +23,7 @@ import {
 } from "../../src/print/render";
 import { TrueTypeSource } from "../../src/print/render/ttf";
 import { pageContents, structText, unmarkedContent } from "./pdfChecks";
+import { popplerLines } from "./popplerText";
 import { streamData } from "./pdfText";
 
 // ---- reading a PDF back ---------------------------------------------------------------------
@@ -221,6 +222,24 @@ describe("renderInstancePdf: a document", () => {
     );
     expect(out.missingCharacters).toBe(4);
     expect((await readPages(out.bytes))[0].text).toContain("\uFFFD\uFFFD\uFFFD \uFFFD ok");
+  });
+
+  it("prints every string in its stored order, explicit bidi controls removed and counted (issue 38, F3)", async () => {
+    // An override made the IBAN print as "DE89 0000 01300004 3210"; in a title, a label, a section, a cell and the target's name alike.
+    const iban = "DE89 \u202e0004 3210\u202c 0130 0000";
+    const out = await renderInstancePdf(
+      {
+        title: `Payment ${iban}`,
+        objectTypeName: "Form \u2067A\u2069",
+        sections: [{ title: "Bank \u202b1\u202c", fields: [{ label: "IBAN \u202e12\u202c", type: "text", value: iban }, { label: "T", type: "table", value: { columns: ["\u202e34\u202c"], rows: [{ cells: [iban] }] } }] }],
+      },
+      { ...options("bidi"), targetName: "Acme \u202e56\u202c" },
+    );
+    const text = popplerLines(out.bytes).join("\n");
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(text.match(/DE89 0004 3210 0130 0000/g)?.length).toBe(3); // the title, the value and the cell
+    for (const stored of ["Form A", "Bank 1", "IBAN 12", "Acme 56", "34"]) expect(text).toContain(stored);
+    expect(out.bidiControlsRemoved).toBeGreaterThan(0);
   });
 
   it('puts "Page X of N" and a footer with the instance id and generation time on every page', () => {

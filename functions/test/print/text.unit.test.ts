@@ -88,7 +88,7 @@ describe("shaping", () => {
   it("orders runs visually: in a left-to-right line a Hebrew run reads right to left, numbers inside it left to right", async () => {
     const t = await text("en", "abc אבג 123 דה xyz");
     const [line] = t.wrap("abc אבג 123 דה xyz", false, Infinity);
-    const visual = line.pieces.map((p) => p.glyphs.map((g) => p.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+    const visual = line.pieces.map((p) => p.glyphs.map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
     expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
     expect(line.rtl).toBe(false);
     expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
@@ -98,7 +98,7 @@ describe("shaping", () => {
 describe("invisible formatting characters", () => {
   const latin = getFace("latin", false);
   const HYPHEN = latin.glyph(0x2010)!.gid;
-  const visual = (line: Line): string => line.pieces.map((p) => p.glyphs.map((g) => p.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+  const visual = (line: Line): string => line.pieces.map((p) => p.glyphs.map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
   const width = (line: Line): number => line.pieces.reduce((w, p) => w + p.glyphs.reduce((v, g) => v + g.adv, 0), 0);
 
   // The cmap path (plain Latin) and HarfBuzz's (a combining accent in the paragraph) alike.
@@ -142,9 +142,27 @@ describe("invisible formatting characters", () => {
     },
   );
 
-  it("honours a right-to-left override in Latin text (UAX #9): the letters inside it run right to left", async () => {
-    const sample = "xy \u202eabc\u202c z";
-    const [line] = (await text("en", sample)).wrap(sample, false, Infinity);
-    expect(visual(line).replace(/[\u202a-\u202e]/g, "")).toBe("xy cba z");
+  // Issue 38, F3 ("Trojan Source"): an override printed "DE89 \u202e0004 3210\u202c 0130 0000" as "DE89 0000 01300004 3210".
+  it.each([
+    ["xy \u202eabc\u202c z", "xy abc z"],
+    ["DE89 \u202e0004 3210\u202c 0130 0000", "DE89 0004 3210 0130 0000"],
+    ["\u202e0001", "0001"],
+    ["\u2067abc\u2069 \u202bdef\u202c \u2066\u2068ghi\u2069\u2069 \u202a\u202dj\u202c\u202c", "abc def ghi j"],
+  ])("removes explicit embeddings, overrides and isolates before bidi analysis, and counts them: %j reads %j", async (sample, stored) => {
+    const t = await text("en", sample);
+    const [line] = t.wrap(sample, false, Infinity);
+    expect(line.text).toBe(stored);
+    expect(visual(line)).toBe(stored);
+    expect(line.rtl).toBe(false);
+    expect(t.bidiControls).toBe(sample.length - stored.length);
+  });
+
+  it("still takes a paragraph's direction from its own letters once the controls are gone", async () => {
+    const sample = "\u202aשלום abc\u202c";
+    const t = await text("en", sample);
+    const [line] = t.wrap(sample, false, Infinity);
+    expect(line.rtl).toBe(true);
+    // Left to right as drawn: the Latin word, then the Hebrew one's letters right to left.
+    expect(visual(line)).toBe("abc םולש");
   });
 });

@@ -11,7 +11,8 @@ export type {
   RenderedPdf,
   RenderOptions,
 } from "./types";
-export { renderInstancePdf, LayoutLimitExceeded, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { renderInstancePdf, PAGE_WIDTH, PAGE_HEIGHT } from "./render";
+export { LayoutLimitExceeded, type LayoutLimit } from "./layoutLimit";
 export { PAPER_SIZES, DEFAULT_PAPER_SIZE, type PaperSize } from "./paper";
 export {
   DEFAULT_LOCALE,

@@ -13,7 +13,7 @@ import { COMPRESS_FROM_BYTES, PackedObjects, writeInt, writePdfFile, writeRef, w
 import type { Structure } from "./tags";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./text/fonts";
 import { HAN_LANGUAGE } from "./text/scripts";
-import type { Line, Piece } from "./text/paragraph";
+import type { Line, Piece, PieceSource } from "./text/paragraph";
 import type { Glyph } from "./text/shape";
 import type { PreparedImage } from "./types";
 
@@ -279,10 +279,68 @@ function faceLanguage(family: Family, document: DocumentLanguage): PieceLanguage
   return undefined;
 }
 
-/** The language of a piece whose face does not decide it (faceLanguage): by its text. */
+/** A Greek or Cyrillic word run of a paragraph (GREEK_OR_CYRILLIC_WORDS): [start, end) of its text. */
+interface ScriptWord {
+  readonly start: number;
+  readonly end: number;
+  readonly script: "Grek" | "Cyrl";
+}
+
+/** What pieceLanguage found in a paragraph's text, kept per paragraph (PieceSource) and filled on first need. */
+interface SourceLetters {
+  words?: ScriptWord[];
+  /** Indices of kana and Hangul letters, ascending. */
+  kanaOrHangul?: number[];
+}
+
+const SOURCE_LETTERS = new WeakMap<PieceSource, SourceLetters>();
+
+function sourceLetters(source: PieceSource): SourceLetters {
+  let letters = SOURCE_LETTERS.get(source);
+  if (!letters) SOURCE_LETTERS.set(source, (letters = {}));
+  return letters;
+}
+
+/** The paragraph's Greek and Cyrillic word runs, found in one pass over its text. */
+function scriptWords(source: PieceSource): ScriptWord[] {
+  const letters = sourceLetters(source);
+  if (letters.words) return letters.words;
+  const words: ScriptWord[] = [];
+  // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
+  // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
+  if (GREEK_OR_CYRILLIC.test(source.text)) {
+    for (const m of source.text.matchAll(GREEK_OR_CYRILLIC_WORDS)) words.push({ start: m.index, end: m.index + m[0].length, script: m[0] < "\u0400" ? "Grek" : "Cyrl" });
+  }
+  return (letters.words = words);
+}
+
+/** The paragraph's kana and Hangul letters, found in one pass over its text. */
+function kanaOrHangul(source: PieceSource): number[] {
+  const letters = sourceLetters(source);
+  return (letters.kanaOrHangul ??= Array.from(source.text.matchAll(KANA_OR_HANGUL), (m) => m.index));
+}
+
+/** The first index of an ascending list whose value is at or past `at` (binary search). */
+function firstFrom<T>(list: readonly T[], at: number, key: (item: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(list[mid]) < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The language of a piece whose face does not decide it (faceLanguage): by its text. What is in the
+ * paragraph's text is found once per paragraph and looked up per piece by binary search, so the work
+ * stays linear in the text: a search of the paragraph per piece made a paragraph whose font changes
+ * at every character quadratic (640,000 characters of "aא": 103 s).
+ */
 function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
-  // Most pieces: Latin letters without a Greek or Cyrillic one (the text stage knows it of most paragraphs).
-  if (piece.face.family === "latin" && (!piece.greekOrCyrillic || !GREEK_OR_CYRILLIC.test(piece.text))) return document.latin;
+  // Most pieces: Latin letters in a paragraph without a Greek or Cyrillic one (the text stage knows it of most).
+  if (piece.face.family === "latin" && !piece.source.greekOrCyrillic) return document.latin;
   // The piece's text: its clusters' range.
   const glyphs = piece.glyphs;
   const first = glyphs[0];
@@ -291,19 +349,17 @@ function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage 
   const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
   const own = FAMILY_LANGUAGE[piece.face.family];
   if (own) {
-    KANA_OR_HANGUL.lastIndex = from;
-    const found = KANA_OR_HANGUL.exec(piece.text);
-    return !found || found.index >= to ? DOCUMENT_LANGUAGE : { property: langProperty(own.language, document) };
+    const letters = kanaOrHangul(piece.source);
+    const next = firstFrom(letters, from, (i) => i);
+    return next < letters.length && letters[next] < to ? { property: langProperty(own.language, document) } : DOCUMENT_LANGUAGE;
   }
-  // A regular expression rather than a loop of charCodeAt: paragraph texts come in several string
-  // representations, which make that call a megamorphic lookup per character (measured: 900 a page).
+  const all = scriptWords(piece.source);
   const words: { start: number; end: number; property: string }[] = [];
-  GREEK_OR_CYRILLIC_WORDS.lastIndex = from;
-  for (let m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text); m && m.index < to; m = GREEK_OR_CYRILLIC_WORDS.exec(piece.text)) {
-    const [script, fallback] = m[0] < "\u0400" ? ["Grek", "el"] : ["Cyrl", "ru"];
+  for (let k = firstFrom(all, from + 1, (w) => w.end); k < all.length && all[k].start < to; k++) {
+    const { start, end, script } = all[k];
     // A Serbian Latin document's Cyrillic words are Serbian all the same.
-    const language = document.script === script || document.primaryScript === script ? document.language : fallback;
-    words.push({ start: m.index, end: m.index + m[0].length, property: langProperty(language, document) });
+    const language = document.script === script || document.primaryScript === script ? document.language : script === "Grek" ? "el" : "ru";
+    words.push({ start, end, property: langProperty(language, document) });
   }
   return words.length > 0 ? { property: document.latin.property, words } : document.latin;
 }
@@ -424,7 +480,7 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
       }
       // Extractors read a right-to-left glyph's text backwards with the rest of its line: a cluster of
       // several characters (a letter and its vowel mark) is stored reversed so that it reads forwards.
-      const logical = piece.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
+      const logical = piece.source.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
       const text = piece.rtl && logical.length > 1 ? [...logical].reverse().join("") : logical;
       let advancing = 0;
       let carrier = -1;

@@ -12,6 +12,7 @@
 // section heading with the start of its first field.
 
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, displayValue, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type DisplayValue, type Formatter } from "./format";
+import { LayoutLimitExceeded } from "./layoutLimit";
 import { assemblePdf, DocumentFonts, DocumentImages, lineOperators, num as n, type MarkOpener } from "./pdf";
 import { documentText, DocumentText, type Line, type Paragraph } from "./text";
 import { DEFAULT_ACCENT_COLOR, DEFAULT_PAPER_SIZE, PAPER_SIZE_NAMES, PAPER_SIZES } from "./paper";
@@ -95,17 +96,6 @@ interface Style {
   bold: boolean;
   size: number;
   color: string;
-}
-
-/** Thrown while laying out a document that would take more pages or lines than `RenderOptions.maxPages` or `maxLines`. */
-export class LayoutLimitExceeded extends Error {
-  constructor(
-    readonly what: "pages" | "lines",
-    readonly limit: number,
-  ) {
-    super(`The document takes more than ${limit} ${what}.`);
-    this.name = "LayoutLimitExceeded";
-  }
 }
 
 /**
@@ -719,7 +709,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const title = displayText(read(instance, "title"), fmt.words.untitled, fmt);
   const objectTypeName = displayText(read(instance, "objectTypeName"), EMPTY_MARKER, fmt);
 
-  const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}`, locale);
+  const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}`, locale, options.maxRuns);
   const accent = rgbOperands(options.accentColor) ?? rgbOperands(DEFAULT_ACCENT_COLOR)!;
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
   const fonts = new DocumentFonts(options.tagged === false ? undefined : docText.settings.language);
@@ -856,5 +846,5 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     date: generatedAt,
     language: docText.settings.language,
   }, images, structure.tagged ? structure : undefined, options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined);
-    return { bytes, pageCount, missingCharacters: docText.missing };
+    return { bytes, pageCount, missingCharacters: docText.missing, bidiControlsRemoved: docText.bidiControls };
 }

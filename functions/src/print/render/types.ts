@@ -79,6 +79,11 @@ export interface RenderOptions {
   maxPages?: number;
   /** Layout stops with LayoutLimitExceeded past this many lines of text drawn (default: no limit). */
   maxLines?: number;
+  /**
+   * Layout stops with LayoutLimitExceeded past this many runs of text (stretches of one font and one
+   * direction; a change of script or direction starts a new one) in the whole document (default: no limit).
+   */
+  maxRuns?: number;
 }
 
 export interface RenderedPdf {
@@ -86,6 +91,8 @@ export interface RenderedPdf {
   pageCount: number;
   /** Characters that no font has, printed as U+FFFD (for the log). */
   missingCharacters: number;
+  /** Explicit bidi embeddings, overrides and isolates removed from the text (text/bidiControls.ts; for the log). */
+  bidiControlsRemoved: number;
 }
 
 /**

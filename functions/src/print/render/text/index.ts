@@ -62,7 +62,7 @@ export interface TextSettings {
  * A document's language, direction and Han forms: from `locale` when given, else from its content
  * (`allText`: every string it prints). Loads the shaper when the content needs it.
  */
-export async function documentText(allText: string, locale?: string): Promise<DocumentText> {
+export async function documentText(allText: string, locale?: string, maxRuns = Infinity): Promise<DocumentText> {
   const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
   let language = locale ?? dominantLanguage(allText, han);
   try {
@@ -73,7 +73,7 @@ export async function documentText(allText: string, locale?: string): Promise<Do
   // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
   const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
   if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
-  return new DocumentText({ han, language, rtl, missing: 0 });
+  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns });
 }
 
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
@@ -96,6 +96,11 @@ export class DocumentText {
   /** Characters that no font has, printed as U+FFFD so far. */
   get missing(): number {
     return this.ctx.missing;
+  }
+
+  /** Explicit bidi controls removed from the text so far. */
+  get bidiControls(): number {
+    return this.ctx.bidiControls;
   }
 
   /** One paragraph, shaped (short strings are cached: labels, markers and footers repeat). */

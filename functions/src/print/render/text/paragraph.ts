@@ -4,6 +4,8 @@
 // Shaping happens once per paragraph; wrapping to any width afterwards only measures.
 
 import bidiFactory from "bidi-js";
+import { LayoutLimitExceeded } from "../layoutLimit";
+import { BIDI_CONTROLS, HAS_BIDI_CONTROL } from "./bidiControls";
 import { breakOpportunities } from "./breaks";
 import { getFace, type Face } from "./fonts";
 import { fontChain, scriptOf, type HanStyle } from "./scripts";
@@ -18,6 +20,27 @@ export interface TextContext {
   readonly rtl: boolean;
   /** Characters no font has, printed as U+FFFD (counted per document, for the log). */
   missing: number;
+  /** Explicit bidi controls removed from the document's text (counted, for the log). */
+  bidiControls: number;
+  /**
+   * Runs (one font, one direction) the document may still shape, of `maxRuns`: each costs a shaping
+   * call, a piece per line and a font switch in the PDF whatever its length, so text whose font or
+   * direction changes at every character costs several times what plain text does (issue 38, F1).
+   */
+  runsLeft: number;
+  readonly maxRuns: number;
+}
+
+/**
+ * What the pieces of one paragraph share: its text, and one object per paragraph, so that what the
+ * PDF stage finds in the text (pdf.ts: where its Greek words and its kana are) is found once per
+ * paragraph rather than once per piece.
+ */
+export interface PieceSource {
+  /** The paragraph's text, which the pieces' glyph clusters index. */
+  readonly text: string;
+  /** Can the text hold Greek or Cyrillic letters? false: it holds none (the Latin fast path's test said so). */
+  readonly greekOrCyrillic: boolean;
 }
 
 /** Glyphs of one face and direction inside a line, in visual order. */
@@ -25,10 +48,7 @@ export interface Piece {
   readonly face: Face;
   readonly rtl: boolean;
   readonly glyphs: readonly Glyph[];
-  /** The paragraph's text, which the glyphs' clusters index. */
-  readonly text: string;
-  /** Can the text hold Greek or Cyrillic letters? false: it holds none (the Latin fast path's test said so). */
-  readonly greekOrCyrillic: boolean;
+  readonly source: PieceSource;
 }
 
 /** A line: its pieces in visual order (left to right), its width in 1/1000 em, and its paragraph's direction. */
@@ -51,8 +71,8 @@ interface Run {
 
 const REPLACEMENT = "\ufffd";
 const SOFT_HYPHEN = 0xad;
-/** Right-to-left letters, and the marks and controls that make text run right to left (RLM, RLE, RLO, RLI). */
-const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}\u200f\u202b\u202e\u2067]/u;
+/** Right-to-left letters, and the mark that makes text run right to left (RLM; the explicit controls are gone: cleanText). */
+const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}\u200f]/u;
 const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
 /** SIMPLE without Greek and Cyrillic: most text, tested first (it also tells pieceLanguage that a paragraph has neither). */
 const SIMPLE_LATIN = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
@@ -61,12 +81,18 @@ let bidi: ReturnType<typeof bidiFactory> | undefined;
 let graphemes: Intl.Segmenter | undefined;
 
 /**
- * Tabs as spaces; control characters and unpaired surrogates as U+FFFD; composed (NFC); no grapheme
- * cluster longer than MAX_CLUSTER code points.
+ * Tabs as spaces; control characters and unpaired surrogates as U+FFFD; explicit bidi embeddings,
+ * overrides and isolates removed (counted in `removed.bidiControls`: bidiControls.ts says why);
+ * composed (NFC); no grapheme cluster longer than MAX_CLUSTER code points.
  */
-export function cleanText(text: string): string {
+export function cleanText(text: string, removed?: { bidiControls: number }): string {
   if (/^[\x20-\x7e]*$/.test(text)) return text;
-  const clean = text
+  let visible = text;
+  if (HAS_BIDI_CONTROL.test(text)) {
+    visible = text.replace(BIDI_CONTROLS, "");
+    if (removed) removed.bidiControls += text.length - visible.length;
+  }
+  const clean = visible
     .toWellFormed()
     .replace(/\t/g, " ")
     // eslint-disable-next-line no-control-regex -- control characters are what this replaces
@@ -97,8 +123,11 @@ function boundClusters(text: string): string {
     const codePoints = [...segment];
     for (let i = 0; i < codePoints.length; ) {
       // After a joiner where there is one (a ZWJ chain parts between its emoji, not between an emoji and its skin tone).
+      // Searched within this piece only: lastIndexOf from its end back to the cluster's start made a
+      // flood of 100,000 marks quadratic (2 s; 524,000 of them 32 s).
       let end = Math.min(i + MAX_CLUSTER, codePoints.length);
-      const joiner = codePoints.lastIndexOf("\u200d", end - 1);
+      let joiner = end - 1;
+      while (joiner > i && codePoints[joiner] !== "\u200d") joiner--;
       if (end < codePoints.length && joiner > i) end = joiner + 1;
       out += (i > 0 ? "\u200b" : "") + codePoints.slice(i, end).join("");
       i = end;
@@ -110,8 +139,8 @@ function boundClusters(text: string): string {
 export class Paragraph {
   readonly text: string;
   readonly rtl: boolean;
-  /** Piece.greekOrCyrillic of its pieces. */
-  private readonly greekOrCyrillic: boolean;
+  /** Its pieces' source. */
+  private readonly source: PieceSource;
   private readonly runs: Run[];
   /** Width of the cluster that starts at index i (1/1000 em); 0 inside clusters. */
   private readonly advance: Float64Array;
@@ -119,20 +148,22 @@ export class Paragraph {
   private readonly breaks: Uint8Array;
 
   constructor(raw: string, bold: boolean, ctx: TextContext) {
-    const cleaned = cleanText(raw);
+    const cleaned = cleanText(raw, ctx);
     const latin = getFace("latin", bold);
     let text: string;
     let faceAt: Face[];
+    let greekOrCyrillic: boolean;
     const simpleLatin = SIMPLE_LATIN.test(cleaned);
     if ((simpleLatin || SIMPLE.test(cleaned)) && covers(latin, cleaned)) {
       text = cleaned;
       faceAt = [];
-      this.greekOrCyrillic = !simpleLatin;
+      greekOrCyrillic = !simpleLatin;
     } else {
-      this.greekOrCyrillic = true;
+      greekOrCyrillic = true;
       ({ text, faceAt } = pickFonts(cleaned, bold, ctx));
     }
     this.text = text;
+    this.source = { text, greekOrCyrillic };
     const n = text.length;
 
     // Bidi levels, only where right-to-left text or a right-to-left document can need them.
@@ -154,6 +185,7 @@ export class Paragraph {
       const level = levels ? levels[i] : 0;
       let j = i + 1;
       while (j < n && (faceAt[j] ?? latin) === face && (levels ? levels[j] : 0) === level) j++;
+      if (--ctx.runsLeft < 0) throw new LayoutLimitExceeded("runs", ctx.maxRuns);
       this.runs.push({ start: i, end: j, level, face, glyphs: shapeRun(text, i, j, face, level % 2 === 1, ctx.language) });
       i = j;
     }
@@ -282,11 +314,11 @@ export class Paragraph {
     for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
       const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
-      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, text: this.text, greekOrCyrillic: this.greekOrCyrillic }, level: run.level });
+      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, source: this.source }, level: run.level });
     }
     if (hyphen) {
       const level = this.runs[this.runIndex(end)].level;
-      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], text: this.text, greekOrCyrillic: this.greekOrCyrillic }, level });
+      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], source: this.source }, level });
     }
     let maxLevel = 0;
     let minOdd = Infinity;
@@ -294,6 +326,8 @@ export class Paragraph {
       maxLevel = Math.max(maxLevel, p.level);
       if (p.level % 2 === 1) minOdd = Math.min(minOdd, p.level);
     }
+    // Reversed in place: a line of zero-width characters can hold any number of pieces, and a
+    // spread of them into splice's arguments would overflow the stack.
     for (let level = maxLevel; level >= minOdd; level--) {
       for (let i = 0; i < pieces.length; ) {
         if (pieces[i].level < level) {
@@ -302,7 +336,11 @@ export class Paragraph {
         }
         let j = i;
         while (j < pieces.length && pieces[j].level >= level) j++;
-        pieces.splice(i, j - i, ...pieces.slice(i, j).reverse());
+        for (let a = i, b = j - 1; a < b; a++, b--) {
+          const swap = pieces[a];
+          pieces[a] = pieces[b];
+          pieces[b] = swap;
+        }
         i = j;
       }
     }
@@ -346,12 +384,11 @@ function covers(face: Face, text: string): boolean {
 const EXTENDS = /\p{M}|\u200d|[\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u1160-\u11ff\ud7b0-\ud7ff\u{e0020}-\u{e007f}]/u;
 
 /** Grapheme clusters: ICU's segmenter where a character may extend another, else code point by code point (faster). */
-function clusters(input: string): Iterable<string> {
-  if (EXTENDS.test(input)) {
-    graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
-    return [...graphemes.segment(input)].map((s) => s.segment);
-  }
-  return input;
+function* clusters(input: string): Iterable<string> {
+  if (!EXTENDS.test(input)) return yield* input;
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+  // One at a time: an array of a long paragraph's segments was a sixteenth of a long Khmer render.
+  for (const { segment } of graphemes.segment(input)) yield segment;
 }
 
 /**
