@@ -29,6 +29,11 @@ export const params = {
     default: 120,
     description: "New PDFs (renders that miss the stored ones) one user may cause per hour, over every target; beyond it print and send-pdf answer 429.",
   }),
+  /** Logo uploads per target per day (failed ones too): each is up to 1 MB of Storage. */
+  logoUploadsPerTargetPerDay: defineInt("LOGO_UPLOADS_PER_TARGET_PER_DAY", {
+    default: 20,
+    description: "Logo uploads (PUT print-settings/logo) one target accepts per day, failed ones included; beyond it the route answers 429.",
+  }),
 };
 
 /** Largest JSON request body either function accepts. Every documented body is far smaller. */

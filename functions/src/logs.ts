@@ -37,6 +37,11 @@ export function pdfRendered(pdf: { pageCount: number; sizeBytes: number; duratio
   }
 }
 
+/** A replaced logo could not be removed from Storage (it stays; the next change does not retry it). */
+export function logoNotRemoved(path: string, error: unknown): void {
+  logger.warn(`A replaced logo could not be removed: ${asError(error).message}`, withRequest({ path }));
+}
+
 /** A target's stored print setting cannot be used (an unknown locale, say): its parent's or the default serves instead. */
 export function unusablePrintSetting(targetPath: string, setting: string): void {
   logger.warn(`Print setting '${setting}' of ${targetPath} cannot be used; the inherited or default value is printed`, withRequest({ targetPath, setting }));

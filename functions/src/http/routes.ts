@@ -38,6 +38,11 @@ interface HandlerContext<Q, B, L> extends Input<Q, B> {
   loaded: L;
   req: Request;
   res: Response;
+  /**
+   * Work that may only follow a committed change (removing a file the change replaced): run once the
+   * route's transaction committed, before the answer; of a retried transaction, only the last attempt's.
+   */
+  afterCommit: (work: () => Promise<void>) => void;
 }
 
 /** The success answer of a route: its status and the schema of its body (OpenAPI shows both). */
@@ -182,7 +187,10 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
     const authorization = `${route.method} ${route.path} ${caller.uid} ${targetDocPath(target)}`;
     const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(() => route.load!(scope)) : undefined;
 
+    let committed: (() => Promise<void>)[] = [];
+    const afterCommit = (work: () => Promise<void>): void => void committed.push(work);
     const answer = await inTransaction(async (tx) => {
+      committed = [];
       const { access, docs } = await resolveAccess(target, caller.uid, reads, tx);
       try {
         authorize(access, route.anyOf, route.feature);
@@ -194,8 +202,9 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
       if (!input || !scope) throw invalid;
       if (route.load) recentlyAuthorized.set(authorization, true);
       const loaded = route.load ? await (early ?? route.load(scope)) : undefined;
-      return route.handle({ caller, access, ...input, docs, loaded, tx, req, res } as RouteContext<Q, B, T, L>);
+      return route.handle({ caller, access, ...input, docs, loaded, tx, req, res, afterCommit } as RouteContext<Q, B, T, L>);
     });
+    for (const work of committed) await work();
     res.status(route.response.status).json(answer);
   };
   return [named, authenticate, handle];

@@ -17,6 +17,9 @@ export interface Quota {
   refusal: string;
 }
 
+/** The counter document of an action's quota for a subject: named by a hash of both. */
+export const quotaDocumentPath = (action: string, subject: string): string => `rateLimits/${createHash("sha256").update(`${action}|${subject}`).digest("hex")}`;
+
 /**
  * Spends every quota of a request in one transaction, in Firestore so that they hold across
  * function instances: either all are charged or, when one would go past its limit, none is and
@@ -24,7 +27,7 @@ export interface Quota {
  * documents are named by a hash: they name neither the user nor the target.
  */
 export async function consumeQuotas(quotas: readonly Quota[], now = Date.now()): Promise<void> {
-  const refs = quotas.map((q) => db().doc(`rateLimits/${createHash("sha256").update(`${q.action}|${q.subject}`).digest("hex")}`));
+  const refs = quotas.map((q) => db().doc(quotaDocumentPath(q.action, q.subject)));
   const { Timestamp: Time } = firestoreSdk();
   const refused = await firestoreTransaction(async (tx) => {
     const snapshots = await tx.getAll(...refs);

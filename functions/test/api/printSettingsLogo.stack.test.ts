@@ -6,7 +6,9 @@ import { getStorage } from "firebase-admin/storage";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
+import { Timestamp } from "firebase-admin/firestore";
 import { LOGO_LIMITS } from "../../src/print/pictures";
+import { quotaDocumentPath } from "../../src/print/rateLimit";
 import { BUCKET } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { BASES, REQUEST_TIMEOUT_MS, call, idTokenFor } from "../helpers";
@@ -45,7 +47,7 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
       headers: { authorization: `Bearer ${token}`, "content-type": contentType },
       body,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    }).then(async (res) => ({ status: res.status, json: (await res.json()) as any }));
+    }).then(async (res) => ({ status: res.status, headers: res.headers, json: (await res.json()) as any }));
   const print = () => call(`${BASES.print.functionUrl}/tenant/${tenant}/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "doc" } });
   const pdfOf = async (printed: Awaited<ReturnType<typeof print>>) => new Uint8Array(await (await fetch(printed.json.data.downloadUrl)).arrayBuffer());
 
@@ -158,5 +160,44 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     const inherited = await call(apiUrl(`${tenantTarget()}/print-settings`), { auth: { bearer: orgAdmin } });
     expect(inherited.json.data.sources.logo).toBe(`organizations/${org}`);
     expect(pdfImages(await pdfOf(await print()))).toEqual([expect.objectContaining({ page: 1, width: 625, height: 156 })]);
+  });
+
+  // Issue 38, F6: five 0.94 MB uploads in a row all answered 200 and stayed in Storage for good.
+  it("removes the logo an upload or a settings change replaces, and only the ones the route stored", async () => {
+    const exists = async (path: string) => (await bucket().file(path).exists())[0];
+    const first = (await upload(await logoPng("#206020"), "image/png")).json.data.own.logo as string;
+    const second = await upload(await logoPng("#602020"), "image/png");
+    expect(second.status).toBe(200);
+    const current = second.json.data.own.logo as string;
+    expect(await exists(current)).toBe(true);
+    expect(await exists(first)).toBe(false);
+    // A settings change that leaves the logo out (inherited again) removes it too.
+    const put = (body: unknown) => call(apiUrl(`${orgTarget()}/print-settings`), { method: "PUT", auth: { bearer: orgAdmin }, body });
+    expect((await put({ footerText: "Logo gone" })).status).toBe(200);
+    expect(await exists(current)).toBe(false);
+    // A logo the route did not store (a file of the target's own, named in the settings) is never removed.
+    const own = `uploads/organizations/${org}/brand/logo.png`;
+    await bucket().file(own).save(await logoPng("#202060"), { contentType: "image/png" });
+    expect((await put({ logo: own })).status).toBe(200);
+    expect((await upload(await logoPng("#606020"), "image/png")).status).toBe(200);
+    expect(await exists(own)).toBe(true);
+    const stored = (await bucket().getFiles({ prefix: `uploads/organizations/${org}/print-settings/` }))[0].map((f) => f.name);
+    expect(stored).toHaveLength(1);
+  });
+
+  it("refuses an upload past the target's daily quota with 429 and Retry-After, storing nothing", async () => {
+    const target = `organizations/${org}`;
+    const files = async () => (await bucket().getFiles({ prefix: `uploads/${target}/` }))[0].map((f) => f.name).sort();
+    const [before, settingsBefore] = [await files(), await readDoc(target)];
+    // The quota's counter as if this target had uploaded all day (counting 50 real uploads would take the test a minute).
+    await firestore().doc(quotaDocumentPath("logoUpload", target)).set({ action: "logoUpload", windowStart: Timestamp.now(), count: 1_000_000, expiresAt: Timestamp.fromMillis(Date.now() + 86_400_000) });
+    const refused = await upload(await logoPng("#123456"), "image/png");
+    expect(refused.status).toBe(429);
+    expect(refused.json.message).toMatch(/^At most \d+ logo uploads per target per day; try again in \d+ s\.$/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await files()).toEqual(before);
+    expect(await readDoc(target)).toEqual(settingsBefore);
+    await firestore().doc(quotaDocumentPath("logoUpload", target)).delete();
+    expect((await upload(await logoPng("#123456"), "image/png")).status).toBe(200);
   });
 });

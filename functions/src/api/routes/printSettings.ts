@@ -4,6 +4,7 @@ import { db, firestoreSdk } from "../../firebase";
 import type { TargetNode } from "../../http/access";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
+import { removeReplacedLogo } from "../../print/logos";
 import { CONFORMANCE_NAMES, PAPER_SIZE_NAMES } from "../../print/render/paper";
 import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
 
@@ -66,8 +67,11 @@ export const putPrintSettings = defineRoute({
   transactional: true,
   response: printSettingsResponse("The settings, as they are now."),
   errors: { 400: "An unknown locale, time zone or paper size, a malformed colour, or a logo outside the target's uploads folder (the message names the field)." },
-  async handle({ access, caller, body, tx }) {
+  async handle({ access, caller, body, tx, afterCommit }) {
     if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
+    // A logo uploaded here and now replaced (or left out: inherited again) is removed once this commits.
+    const replaced = ownPrint(access.chain).logo;
+    afterCommit(() => removeReplacedLogo(access.path, replaced, body.logo));
     const { FieldValue } = firestoreSdk();
     // The target's settings as written (for the answer), and the same as field changes.
     const print = ownPrint(access.chain);

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { auditInTransaction } from "../../audit";
 import { db, defaultBucket } from "../../firebase";
@@ -8,15 +7,12 @@ import { defineRoute } from "../../http/routes";
 import { storageCall } from "../../print/documents";
 import { oneAtATime } from "../../print/oneAtATime";
 import { LOGO_LIMITS } from "../../print/pictures";
+import { consumeQuotas } from "../../print/rateLimit";
+import { params } from "../../config";
+import { logoPath, removeReplacedLogo } from "../../print/logos";
 import { describeSettings, ownPrint, printSettingsResponse, withOwnPrint } from "./printSettings";
 
-/**
- * Where an uploaded logo is stored: in the target's own uploads folder (so that its settings may name
- * it), under a name made from its bytes. The path is the logo's version: stored PDFs name the settings
- * they were printed with, so a new logo is a new PDF without a Storage call per print to learn it.
- */
-export const logoPath = (targetPath: string, bytes: Buffer, format: "png" | "jpeg") =>
-  `uploads/${targetPath}/print-settings/logo-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}.${format === "png" ? "png" : "jpg"}`;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Logos are decoded one at a time per instance: a 25-megapixel decode takes about 100 MB, and the api
@@ -61,19 +57,25 @@ export const putPrintSettingsLogo = defineRoute({
   errors: {
     400: "The body is not a readable PNG or JPEG image.",
     422: "The image has more than 25 million pixels.",
+    429: "The target took LOGO_UPLOADS_PER_TARGET_PER_DAY uploads today (failed ones too); Retry-After says for how long.",
     503: "Cloud Storage unavailable.",
   },
   async handle({ access, caller, body }) {
+    // Counted before any work, failed uploads too: each may be a megabyte of Storage.
+    const max = params.logoUploadsPerTargetPerDay.value();
+    await consumeQuotas([{ action: "logoUpload", subject: access.path, max, windowMs: DAY_MS, amount: 1, refusal: `At most ${max} logo uploads per target per day` }]);
     // The decode and the upload first, outside any transaction (they take time); then one short
     // transaction names the logo in the settings and records it on the audit trail.
     const format = await oneDecodeAtATime(() => checkedLogo(body));
     const path = logoPath(access.path, body, format);
-    // Earlier logos stay where they are (a PDF printed with one still names it in its settings).
     await storageCall(() => defaultBucket().file(path).save(body, { resumable: false, contentType: `image/${format}` }));
-    await firestoreTransaction(async (tx) => {
+    const replaced = await firestoreTransaction(async (tx) => {
+      const previous: unknown = (await tx.get(db().doc(access.path))).get("print.logo");
       tx.update(db().doc(access.path), { "print.logo": path });
       auditInTransaction(tx, access, caller, { action: "printSettings.logoUploaded", subject: "print-settings", details: { logo: path, sizeBytes: body.length, format } });
+      return previous;
     });
+    await removeReplacedLogo(access.path, replaced, path);
     return { statusCode: 200 as const, message: "Logo saved.", data: describeSettings(withOwnPrint(access.chain, { ...ownPrint(access.chain), logo: path })) };
   },
 });
