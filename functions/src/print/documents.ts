@@ -23,7 +23,7 @@ import { settingsKey, type PrintSettings } from "./settings";
 export const PDF_PREFIX = "generated-pdfs/";
 
 /** Bumped when the renderer's output changes, so that stored PDFs of the old layout are not reused. */
-export const RENDERER_VERSION = 5; // 2: every script (fonts per script, shaping, bidi); 3: settings in the name; 4: tagged (PDF/UA-1); 5: 13 more scripts, soft hyphens, invisible controls, bounded clusters, whole numbers exact
+export const RENDERER_VERSION = 6; // 2: every script (fonts per script, shaping, bidi); 3: settings in the name; 4: tagged (PDF/UA-1); 5: 13 more scripts, soft hyphens, invisible controls, bounded clusters, whole numbers exact; 6: explicit bidi controls removed (a PDF of version 5 could read as another value)
 
 /** How long a production download URL is valid (SPEC.md section 8). */
 export const SIGNED_URL_TTL_MS = 15 * 60 * 1000;
