@@ -9,12 +9,14 @@
  *   DELETE /emulator/v1/projects/{project}/databases/{database}/documents   deletes every document
  *   GET /                                                                   answers 200 "Ok"
  * Each connection is routed by its first bytes: the HTTP/2 connection preface goes to the gRPC
- * server, anything else to the HTTP server. Everything listens on loopback only.
+ * server, anything else to the HTTP server. Everything listens on loopback only, and the HTTP
+ * endpoint answers only a Host of 127.0.0.1 or localhost with its port (403 otherwise).
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { Faultable, FirestoreFault } from "./faults";
+import { isLoopbackHost, notLoopbackHost } from "./loopbackHost";
 
 const { FirestoreServer } = require("@firestore-emulator/server") as {
   FirestoreServer: new () => {
@@ -62,10 +64,14 @@ export async function startFirestoreFallback(port: number, host = "127.0.0.1"): 
   const firestore = new FirestoreServer();
   const grpc = firestore.createConnectionInjector();
 
+  let boundPort = port; // the port chosen, once listening (port 0: an ephemeral one)
   const http = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const clear = CLEAR_PATH.exec(path);
-    if (req.method === "DELETE" && clear) {
+    // A page that rebinds its name to 127.0.0.1 could otherwise clear every document (stack/loopbackHost.ts).
+    if (!isLoopbackHost(req.headers.host, boundPort)) {
+      res.writeHead(403, { "content-type": "application/json", connection: "close" }).end(JSON.stringify({ error: notLoopbackHost(req.headers.host, boundPort) }));
+    } else if (req.method === "DELETE" && clear) {
       firestore.state.clearDatabase(decodeURIComponent(clear[1]), decodeURIComponent(clear[2]));
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     } else if (req.method === "GET" && path === "/") {
@@ -117,7 +123,7 @@ export async function startFirestoreFallback(port: number, host = "127.0.0.1"): 
     front.listen(port, host, () => (front.off("error", reject), resolve()));
   });
   const address = front.address();
-  const boundPort = typeof address === "object" && address ? address.port : port;
+  boundPort = typeof address === "object" && address ? address.port : port;
 
   return {
     port: boundPort,

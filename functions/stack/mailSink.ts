@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { URLS } from "./config";
 import type { FaultControl } from "./faults";
+import { isLoopbackHost, notLoopbackHost } from "./loopbackHost";
 
 /** The origins of the playground, which lists the captured messages (the hosting emulator, by either host name). */
 const PLAYGROUND_ORIGINS = [URLS.hosting, URLS.hosting.replace("127.0.0.1", "localhost")];
@@ -18,6 +19,7 @@ const PLAYGROUND_ORIGINS = [URLS.hosting, URLS.hosting.replace("127.0.0.1", "loc
  * It is also the local stack's control endpoint for faults of its other parts (stack/faults.ts):
  *   GET    /faults     the Firestore and Storage faults in force
  *   PUT    /faults     { "storage": {...} | null, "firestore": {...} | null }; {} clears every fault
+ * A request whose Host is not 127.0.0.1 or localhost with the sink's port is refused (403).
  */
 
 export interface CapturedMessage {
@@ -114,6 +116,10 @@ export class MailSink {
 
   async start(port: number, host = "127.0.0.1"): Promise<void> {
     const server = createServer((req, res) => {
+      // Captured mail, its PDFs and the fault switches are for this machine's names only (stack/loopbackHost.ts).
+      if (!isLoopbackHost(req.headers.host, this.port)) {
+        return sendJson(res, 403, { errors: [{ message: notLoopbackHost(req.headers.host, this.port), field: "" }] }, { connection: "close" });
+      }
       this.handle(req, res).catch(() => sendJson(res, 400, { errors: [{ message: "Unreadable request.", field: "" }] }));
     });
     await new Promise<void>((resolve, reject) => {

@@ -24,6 +24,9 @@ interface Parameter {
 }
 interface Operation {
   operationId: string;
+  /** The target kind of this operation's path, and the kinds its route serves (src/http/openapi.ts). */
+  "x-target-kind"?: string;
+  "x-target-kinds"?: string[];
   summary: string;
   description?: string;
   parameters?: Parameter[];
@@ -51,7 +54,10 @@ interface Route {
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-/** Routes from both documents, by their tenant form (every route exists under every target form). */
+/**
+ * Routes from both documents, by their `/tenant/{tenantId}` form (every route has a path under every
+ * target form; the division forms under that prefix are not routes of their own).
+ */
 async function loadRoutes(): Promise<Route[]> {
   const routes: Route[] = [];
   for (const fn of ["api", "print"] as const) {
@@ -59,10 +65,36 @@ async function loadRoutes(): Promise<Route[]> {
     const prefix = `/${fn}/tenant/{tenantId}`;
     for (const [path, operations] of Object.entries(doc.paths)) {
       if (!path.startsWith(`${prefix}/`)) continue;
-      for (const [method, operation] of Object.entries(operations)) routes.push({ fn, method: method.toUpperCase(), suffix: path.slice(prefix.length), operation });
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation["x-target-kind"] === "tenant") routes.push({ fn, method: method.toUpperCase(), suffix: path.slice(prefix.length), operation });
+      }
     }
   }
   return routes;
+}
+
+const TARGET_KINDS = ["organization", "tenant", "division", "site"];
+
+/** The kind of a target path (its last `/kind/id` pair), or undefined while it is not a whole one. */
+function targetKind(target: string): string | undefined {
+  const segments = target.split("/").filter(Boolean);
+  if (segments.length === 0 || segments.length % 2 !== 0) return undefined;
+  const kinds = segments.filter((_, i) => i % 2 === 0);
+  return kinds.every((kind) => TARGET_KINDS.includes(kind)) ? kinds.at(-1) : undefined;
+}
+
+/**
+ * Offers the routes that serve the target's kind (all of them while the target is not a whole path:
+ * the answer says what is wrong), keeping the chosen one, and its filled form, when it still serves.
+ */
+function offerRoutes(): void {
+  const select = $<HTMLSelectElement>("operation");
+  const kind = targetKind($<HTMLInputElement>("target").value.trim());
+  const offered = routes.flatMap((r, i) => (!kind || (r.operation["x-target-kinds"] ?? TARGET_KINDS).includes(kind) ? [i] : []));
+  const chosen = select.value;
+  select.replaceChildren(...offered.map((i) => Object.assign(document.createElement("option"), { value: String(i), textContent: `${routes[i].method} ${routes[i].fn} ${routes[i].suffix}` })));
+  if (offered.map(String).includes(chosen)) select.value = chosen;
+  else if (offered.length > 0) renderForm(routes[Number(select.value)]);
 }
 
 /** A JSON example for a body schema: each property's example, default or first enum value. */
@@ -226,9 +258,9 @@ async function main(): Promise<void> {
 
   routes = await loadRoutes();
   const select = $<HTMLSelectElement>("operation");
-  select.append(...routes.map((r, i) => Object.assign(document.createElement("option"), { value: String(i), textContent: `${r.method} ${r.fn} ${r.suffix}` })));
+  offerRoutes(); // and the form of the first route offered
   select.addEventListener("change", () => renderForm(routes[Number(select.value)]));
-  renderForm(routes[0]);
+  $("target").addEventListener("input", offerRoutes);
   $("operation-form").addEventListener("submit", (event) => {
     event.preventDefault();
     send(routes[Number(select.value)]).catch((error: Error) => {

@@ -43,6 +43,9 @@ const errorBody = {
   },
 };
 
+/** Every target kind, in the order of the target forms. */
+const TARGET_KINDS = [...new Set(TARGET_FORMS.map((form) => form.kind))];
+
 const toOpenApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, "{$1}");
 
 export interface ApiInfo {
@@ -85,6 +88,9 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
         operationId: `${route.method}${path.replace(/\{(\w+)\}/g, "By-$1").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
         summary: route.summary,
         description: describeAccess(route, form.kind),
+        // For clients that offer routes by target (the playground): this path's target kind, and the kinds the route serves.
+        "x-target-kind": form.kind,
+        "x-target-kinds": route.targets ?? TARGET_KINDS,
         security: [{ bearerAuth: [] }, { basicAuth: [] }],
         parameters: [...pathParameters, ...queryParameters, ...(route.headers ?? []).map(({ name, description }) => ({ name, in: "header", required: false, description, schema: { type: "string" } }))],
         ...(route.body && {
@@ -115,7 +121,11 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: "1.0.0", description: info.description },
-    servers: [{ url: "http://127.0.0.1:5000", description: "Local stack (hosting rewrites)" }],
+    // Relative to this document's URL, which is always {base}{mountPath}/openapi.json: ".." is {base}, the
+    // origin through Hosting's rewrites (/api/...) and a function's own URL with its prefix
+    // (/{project}/us-central1/api/api/... in the emulator, /api/api/... on cloudfunctions.net) alike.
+    // Never an absolute host: "Try it out" sends the user's token there.
+    servers: [{ url: "..", description: "Where this document is served from: Hosting (its rewrites) or the function's own URL" }],
     security: [{ bearerAuth: [] }, { basicAuth: [] }],
     paths,
     components: {

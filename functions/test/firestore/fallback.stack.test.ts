@@ -11,7 +11,7 @@ import { deleteApp, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFirestoreFallback, type FirestoreFallback } from "../../stack/firestoreFallback";
-import { call } from "../helpers";
+import { call, requestWithHost } from "../helpers";
 
 let fallback: FirestoreFallback | undefined;
 let target: string;
@@ -65,6 +65,21 @@ describe("the JavaScript Firestore fallback", () => {
     // The cleared database works as before.
     await cleared.doc("a/one").create({ v: 4 });
     expect((await cleared.doc("a/one").get()).data()).toEqual({ v: 4 });
+  });
+
+  it("refuses HTTP requests whose Host is not its own loopback name (DNS rebinding: a page could clear every document)", async () => {
+    const db = firestoreFor("demo-fallback-rebound");
+    await db.doc("a/one").set({ v: 1 });
+    const clear = `http://${target}/emulator/v1/projects/demo-fallback-rebound/databases/(default)/documents`;
+    for (const host of [`evil.example:${fallback!.port}`, "evil.example", `localhost:${fallback!.port + 1}`]) {
+      for (const [method, url] of [["DELETE", clear], ["GET", `http://${target}/`]] as const) {
+        const res = await requestWithHost(url, host, { method });
+        expect(res, `${method} with Host ${host}`).toEqual({ status: 403, json: { error: expect.stringMatching(/Host/) } });
+      }
+    }
+    expect((await db.doc("a/one").get()).data()).toEqual({ v: 1 });
+    expect((await requestWithHost(clear, `localhost:${fallback!.port}`, { method: "DELETE" })).status).toBe(200);
+    expect((await db.doc("a/one").get()).exists).toBe(false);
   });
 
   it("retries a transaction whose read document was written from outside meanwhile, instead of losing that write", async () => {

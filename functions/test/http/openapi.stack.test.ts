@@ -45,6 +45,25 @@ describe.each([
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["basicAuth", "bearerAuth"]);
   });
 
+  // "Try it out" of a deployed reference page once sent the user's token to http://127.0.0.1:5000,
+  // whatever listened on their own machine. The server is relative to where the document is served.
+  it("names no absolute server: its server, resolved against the document's URL, reaches the function through Hosting and its own URL", async () => {
+    const servers = (doc as unknown as { servers: { url: string }[] }).servers;
+    expect(servers.length).toBeGreaterThan(0);
+    for (const { url } of servers) expect(URL.canParse(url), url).toBe(false); // not absolute: no loopback, no host at all
+    for (const base of [BASES[fn].hosting, BASES[fn].functionUrl]) {
+      const documentUrl = `${base}/openapi.json`;
+      const served = (await call(documentUrl)).json as Doc & { servers: { url: string }[] };
+      // As Swagger UI builds a request URL: the server resolved against the document's URL, then the path.
+      const server = new URL(served.servers[0].url, documentUrl).href.replace(/\/$/, "");
+      expect((await call(`${server}${mountPath}/openapi.json`)).json, documentUrl).toEqual(served);
+      const [path, operations] = Object.entries(served.paths).find(([p]) => p.startsWith(`${mountPath}/tenant/{tenantId}/`))!;
+      const method = Object.keys(operations)[0];
+      const res = await call(`${server}${path.replace("{tenantId}", "acme-north").replace(/\{\w+\}/g, "x")}`, { method });
+      expect([res.status, res.json?.message], `${method} ${path} from ${documentUrl}`).toEqual([401, expect.stringMatching(/^Authentication required/)]);
+    }
+  });
+
   it("describes exactly the routes the function answers, no more, no fewer", () => {
     // The app mounts its routes under mountPath; the registered patterns are relative to it.
     const registered = registeredRoutes(createApp()).map((r) => (r.includes("/openapi.json") ? r : r.replace(" /", ` ${mountPath}/`)));
@@ -60,6 +79,24 @@ describe.each([
         if (path.endsWith("openapi.json")) continue;
         expect(op.responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
         for (const p of op.parameters.filter((x: { in: string }) => x.in === "path")) expect(p.schema).toMatchObject({ maxLength: 128, minLength: 1 });
+      }
+    }
+  });
+});
+
+describe("the target kinds of each operation", () => {
+  it("names its path's target kind and the kinds the route serves (x-target-kind, x-target-kinds), which the playground offers routes by", async () => {
+    const doc = (await call(`${BASES.api.hosting}/openapi.json`)).json as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const kinds = (path: string, method = "get") => [doc.paths[path][method]["x-target-kind"], doc.paths[path][method]["x-target-kinds"]];
+    expect(kinds("/api/tenant/{tenantId}/division/{divisionId}/roles")).toEqual(["division", ["organization", "tenant"]]);
+    expect(kinds("/api/organization/{organizationId}/tenant/{tenantId}/user/{userId}/restore", "post")).toEqual(["tenant", ["organization", "tenant"]]);
+    expect(kinds("/api/site/{siteId}/audit-events")).toEqual(["site", ["site", "tenant", "division", "organization"]]);
+    // Every operation says both, and a path's own kind is served exactly when its description says nothing of a 400.
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (path.endsWith("/openapi.json")) continue;
+      for (const [method, op] of Object.entries(operations)) {
+        const served = (op["x-target-kinds"] as string[]).includes(op["x-target-kind"] as string);
+        expect(String(op.description).includes("answers 400"), `${method} ${path}`).toBe(!served);
       }
     }
   });

@@ -93,6 +93,8 @@ describe("POST /print/{target}/send-pdf", () => {
   it.each([
     ["no recipient", { objectInstanceId: "inspection-short" }, /'to': must be an email address or a list of 1 to 10/],
     ["an invalid address", { objectInstanceId: "inspection-short", to: "not-an-address" }, /^Invalid body: 'to': Invalid email address\.$/],
+    // Only the real problem: a string's characters are not recipients (the count once said "at most 10 recipients" too).
+    ["an invalid cc address", { objectInstanceId: "inspection-short", to: "a@example.com", cc: "not-an-address-at-all" }, /^Invalid body: 'cc': Invalid email address\.$/],
     ["an invalid address in a list", { objectInstanceId: "inspection-short", to: ["a@example.com", "not-an-address"] }, /^Invalid body: 'to\.1': Invalid email address\.$/],
     ["a header injection in an address", { objectInstanceId: "inspection-short", to: "a@example.com\r\nBcc: victim@example.com" }, /'to'/],
     ["a header injection in the subject", { objectInstanceId: "inspection-short", to: "a@example.com", subject: "Hi\r\nBcc: victim@example.com" }, /'subject': must be a single line/],

@@ -1,8 +1,8 @@
 import { Client } from "@sendgrid/client";
 import { MailService } from "@sendgrid/mail";
 import { beforeEach, describe, expect, it } from "vitest";
-import { URLS } from "../../stack/config";
-import { call } from "../helpers";
+import { PORTS, URLS } from "../../stack/config";
+import { call, requestWithHost } from "../helpers";
 
 // The real @sendgrid/mail client, with only its base URL changed, as the print function uses it.
 const client = new Client();
@@ -77,6 +77,35 @@ describe("mail sink", () => {
     await expect(sgMail.send(mail)).rejects.toMatchObject({ code: 500 });
     await call(`${URLS.mailSink}/behaviour`, { method: "PUT", body: {} });
     const [ok] = await sgMail.send(mail);
+    expect(ok.statusCode).toBe(202);
+  });
+
+  // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 is same-origin with
+  // the sink as far as the browser knows, so CORS does not apply; only the Host it sends tells.
+  it("refuses a request whose Host is not its own loopback name (DNS rebinding), and serves the ones that are", async () => {
+    await sgMail.send({ to: "a@example.com", from: "b@example.com", subject: "kept", text: "t" });
+    const port = PORTS.mailSink;
+    for (const [method, path, body] of [
+      ["GET", "/messages", undefined],
+      ["DELETE", "/messages", undefined],
+      ["PUT", "/behaviour", JSON.stringify({ status: 500 })],
+      ["PUT", "/faults", JSON.stringify({ storage: { mode: "unavailable" } })],
+      ["GET", "/faults", undefined],
+      ["GET", "/", undefined],
+    ] as const) {
+      for (const host of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`, `localhost:${port + 1}`]) {
+        const res = await requestWithHost(`${URLS.mailSink}${path}`, host, { method, body });
+        expect(res, `${method} ${path} with Host ${host}`).toEqual({ status: 403, json: { errors: [{ message: expect.stringMatching(/Host/), field: "" }] } });
+      }
+    }
+    // Nothing was changed by the refused requests: the message is still there, sends and faults as before.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+      const res = await requestWithHost(`${URLS.mailSink}/messages`, host);
+      expect(res.status, host).toBe(200);
+      expect(res.json.map((m: { body: { subject: string } }) => m.body.subject)).toEqual(["kept"]);
+    }
+    expect((await call(`${URLS.mailSink}/faults`)).json).not.toMatchObject({ storage: { mode: "unavailable" } });
+    const [ok] = await sgMail.send({ to: "a@example.com", from: "b@example.com", subject: "s", text: "t" });
     expect(ok.statusCode).toBe(202);
   });
 });

@@ -89,6 +89,19 @@ describe("the API reference", () => {
     expect(localHosts(hosts), [...hosts].join(", ")).toBe(true); // no CDN: it works offline
     await page.close();
   });
+
+  it("tries an operation out against the origin that serves the documents, not a fixed local server", async () => {
+    const { page } = await newPage(1280, 800);
+    await page.goto(`${URLS.hosting}/reference/`);
+    const operation = page.locator(".opblock", { has: page.locator(".opblock-summary-path", { hasText: /^\/api\/openapi\.json$/ }) });
+    await operation.locator(".opblock-summary-control").click();
+    await operation.locator("button.try-out__btn").click();
+    await operation.locator("button.execute").click();
+    await operation.locator(".live-responses-table tr.response .response-col_status").first().waitFor({ timeout: 20_000 });
+    expect(await operation.locator(".request-url pre").textContent()).toBe(`${URLS.hosting}/api/openapi.json`);
+    expect((await operation.locator(".live-responses-table tr.response .response-col_status").first().textContent())?.trim()).toBe("200");
+    await page.close();
+  });
 });
 
 describe("the playground", () => {
@@ -161,6 +174,36 @@ describe("the playground", () => {
     expect(events.length).toBeGreaterThan(0); // the mail of the test before
     expect(events.length).toBeLessThanOrEqual(5);
     expect(new Set(events.map((e) => e.action))).toEqual(new Set(["pdf.mailed"]));
+  });
+
+  it("offers each route only under the target kinds it serves (a division or a site has no users or roles)", async () => {
+    const offered = async (target: string) => {
+      await page.fill("#target", target);
+      return (await page.locator("#operation option").allTextContents()).map((text) => text.trim());
+    };
+    const userAndRoleRoutes = /\/roles$|\/user\/\{userId\}\/(?:auth-ownership-status|restore|claim|release)|^DELETE api \/user\/\{userId\}$/;
+    for (const target of ["/tenant/acme-north/division/ops", "/organization/acme/tenant/acme-north/division/ops", "/site/harbor"]) {
+      const routes = await offered(target);
+      expect(routes.filter((r) => userAndRoleRoutes.test(r)), target).toEqual([]);
+      expect(routes, target).toEqual(expect.arrayContaining(["POST print /print", "POST print /send-pdf", "GET api /audit-events"]));
+    }
+    await shot(page, "playground-division-1280");
+    await page.screenshot({ path: "/tmp/playground-division-1280.png", fullPage: true });
+    for (const target of ["/tenant/acme-north", "/organization/acme", "/organization/acme/tenant/acme-north"]) {
+      const routes = await offered(target);
+      expect(routes.filter((r) => userAndRoleRoutes.test(r)).length, target).toBeGreaterThanOrEqual(6);
+      expect(routes, target).toEqual(expect.arrayContaining(["GET api /roles", "GET api /user/{userId}/auth-ownership-status"]));
+    }
+    // The route chosen stays chosen (with its form) while the target changes to one it serves.
+    await chooseRoute("GET api /user/{userId}/auth-ownership-status");
+    await page.fill("input[name='path:userId']", "north-reader");
+    await offered("/organization/acme");
+    expect(await page.inputValue("input[name='path:userId']")).toBe("north-reader");
+    // Left for a division, another route is chosen and its form shown.
+    await offered("/tenant/acme-north/division/ops");
+    expect(await page.locator("#operation option:checked").textContent()).not.toMatch(userAndRoleRoutes);
+    expect(await page.locator("input[name='path:userId']").count()).toBe(0);
+    await offered("/tenant/acme-north");
   });
 
   it("answers a route it cannot serve with the error as JSON, and is usable on a phone-sized screen", async () => {
