@@ -5,7 +5,7 @@ import { auth } from "../firebase";
 import { HttpError } from "./errors";
 import { withDeadline } from "./deadline";
 import { countBackendCall } from "./requestContext";
-import { clientAddress, recordFailure, refuseIfLimited } from "./signInLimit";
+import { clientAddress, recordFailure, refuseIfLimited, trustedProxyHops } from "./signInLimit";
 import { TtlCache } from "./ttlCache";
 
 /** Who is calling, once authenticated. */
@@ -205,7 +205,7 @@ async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
   if (!verified) {
-    const counters = await refuseIfLimited(email, clientAddress(req));
+    const counters = await refuseIfLimited(email, clientAddress(req, trustedProxyHops(params.trustedProxyHops.value())));
     let idToken: string;
     try {
       idToken = await signInWithPassword(email, password);
