@@ -24,6 +24,15 @@ export const params = {
   corsOrigins: defineString("CORS_ORIGINS", {
     description: "Comma-separated list of browser origins allowed to call the api and print functions.",
   }),
+  /**
+   * Proxies of the deployment's own between the client and Google's front end (an external Application
+   * Load Balancer is one): the failed-sign-in limit counts the X-Forwarded-For hop this many places
+   * before the last. Checked (0 to MAX_TRUSTED_PROXY_HOPS) where it is read, in http/signInLimit.ts.
+   */
+  trustedProxyHops: defineInt("TRUSTED_PROXY_HOPS", {
+    default: 0,
+    description: "Proxies of your own in front of the functions that append an X-Forwarded-For hop (an external Application Load Balancer: 1), 0 to 5. The client address of the failed Basic sign-in limit is the hop this many places before the last.",
+  }),
   /** Renders that miss the stored PDFs, per user per hour over every target (print and send-pdf). */
   rendersPerUserPerHour: defineInt("RENDERS_PER_USER_PER_HOUR", {
     default: 120,
@@ -85,6 +94,9 @@ export function sendgridBaseUrl(): string | undefined {
  * a window that starts at the first failure; past them, 429 until the window ends (SECURITY.md, 3).
  */
 export const SIGN_IN_FAILURE_LIMITS = { perEmail: 10, perAddress: 100, windowMs: 15 * 60 * 1000 };
+
+/** Most TRUSTED_PROXY_HOPS may say: no front door of this service has more proxies of its own. */
+export const MAX_TRUSTED_PROXY_HOPS = 5;
 
 export const HOUR_MS = 60 * 60 * 1000;
 

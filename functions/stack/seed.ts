@@ -11,6 +11,8 @@ import { z } from "zod";
 const fixtureUser = z.strictObject({
   uid: z.string().min(1).max(128),
   email: z.email(),
+  /** send-pdf names a sender by email only when it is verified (otherwise by uid). */
+  emailVerified: z.boolean().optional(),
   password: z.string().min(6),
   displayName: z.string().optional(),
   disabled: z.boolean().optional(),

@@ -5,14 +5,17 @@ import { auth } from "../firebase";
 import { HttpError } from "./errors";
 import { withDeadline } from "./deadline";
 import { countBackendCall } from "./requestContext";
-import { clientAddress, recordFailure, refuseIfLimited } from "./signInLimit";
+import { clientAddress, recordFailure, refuseIfLimited, trustedProxyHops } from "./signInLimit";
 import { TtlCache } from "./ttlCache";
 
 /** Who is calling, once authenticated. */
 export interface Caller {
   uid: string;
   scheme: "bearer" | "basic";
-  /** The verified email of the ID token, when the account has one (send-pdf names the sender with it). */
+  /**
+   * The ID token's email, only when `email_verified` is true (send-pdf names the sender with it): anyone
+   * can set their own account's email to any address, unverified (Identity Toolkit `accounts:update`).
+   */
   email?: string;
 }
 
@@ -20,6 +23,7 @@ export interface Caller {
 interface VerifiedToken {
   uid: string;
   authTime: number;
+  /** Set only when the token says the address is verified. */
   email?: string;
 }
 
@@ -84,7 +88,8 @@ const verifiedTokens = new TtlCache<VerifiedToken>(AUTH_CACHE_TTL_MS);
 async function verifyToken(token: string): Promise<VerifiedToken & { expiresAtMs: number }> {
   try {
     const decoded = await auth().verifyIdToken(token);
-    return { uid: decoded.uid, authTime: decoded.auth_time, email: decoded.email, expiresAtMs: decoded.exp * 1000 };
+    const email = decoded.email_verified === true ? decoded.email : undefined;
+    return { uid: decoded.uid, authTime: decoded.auth_time, email, expiresAtMs: decoded.exp * 1000 };
   } catch (error) {
     const code = (error as { code?: string }).code ?? "";
     throw unauthorized(TOKEN_ERRORS[code] ?? "The ID token is invalid.");
@@ -200,7 +205,7 @@ async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
   if (!verified) {
-    const counters = await refuseIfLimited(email, clientAddress(req));
+    const counters = await refuseIfLimited(email, clientAddress(req, trustedProxyHops(params.trustedProxyHops.value())));
     let idToken: string;
     try {
       idToken = await signInWithPassword(email, password);

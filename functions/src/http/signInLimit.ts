@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Request } from "express";
-import { SIGN_IN_FAILURE_LIMITS } from "../config";
+import { MAX_TRUSTED_PROXY_HOPS, SIGN_IN_FAILURE_LIMITS } from "../config";
 import { db, firestoreSdk } from "../firebase";
 import { firestoreCall } from "./deadline";
 import { HttpError } from "./errors";
@@ -13,11 +13,24 @@ import { HttpError } from "./errors";
 // none); a failure one batched increment (atomic: a burst of failures never contends on a counter).
 // Documents are named by a hash: they hold no email and no address.
 
-/** The address the platform saw the request come from: the last X-Forwarded-For hop, which Google's front end appends (a caller can only add hops before it). */
-export function clientAddress(req: Request): string | undefined {
+/**
+ * The client's address. Google's front end appends the address it received the request from as the
+ * last X-Forwarded-For hop (a caller can only add hops before it); each of `trustedHops` proxies of our
+ * own in front (an external Application Load Balancer appends `<client>, <forwarding rule>`: one) puts
+ * the client one hop further back. With fewer hops the request did not come through those proxies: the
+ * last hop, which no caller writes, is all that can be trusted.
+ */
+export function clientAddress(req: Pick<Request, "headers">, trustedHops: number): string | undefined {
   const header = req.headers["x-forwarded-for"];
   const hops = [header ?? []].flat().join(",").split(",").map((hop) => hop.trim()).filter(Boolean);
-  return hops.at(-1);
+  return hops.at(-1 - trustedHops) ?? hops.at(-1);
+}
+
+/** The TRUSTED_PROXY_HOPS param, checked: a value out of range is a mistake, and guessing could trust a hop the caller wrote. */
+export function trustedProxyHops(value: number): number {
+  if (Number.isInteger(value) && value >= 0 && value <= MAX_TRUSTED_PROXY_HOPS) return value;
+  // Basic only: Bearer never counts addresses, so it keeps working while the param is fixed.
+  throw new HttpError(503, `Password authentication is misconfigured: TRUSTED_PROXY_HOPS must be a whole number from 0 to ${MAX_TRUSTED_PROXY_HOPS} (README, Configuration); use a Bearer ID token.`);
 }
 
 interface Counter {

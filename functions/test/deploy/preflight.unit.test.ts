@@ -83,11 +83,13 @@ describe("firebase-tools discovery of the built functions", () => {
 
   it("lists every param, the SendGrid secret on print only, and no default that only suits the demo project", () => {
     const params = Object.fromEntries(build.params.map((p) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "WEB_API_KEY"]);
+    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
     expect(params.SENDGRID_API_KEY.type).toBe("secret");
     expect(params.MAIL_FROM_NAME.default).toBe("Print service");
     // A real project gets the production quota unless it sets one; only the demo project lifts it.
     expect(params.RENDERS_PER_USER_PER_HOUR.default).toBe(120);
+    // Without a load balancer of its own a deployment trusts Google's front end only: the last hop.
+    expect(params.TRUSTED_PROXY_HOPS.default).toBe(0);
     // A deploy must be given these for the real project: a localhost origin list or a fake key would deploy silently.
     expect(params.WEB_API_KEY.default).toBeUndefined();
     expect(params.CORS_ORIGINS.default).toBeUndefined();

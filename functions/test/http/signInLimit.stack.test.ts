@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { SIGN_IN_FAILURE_LIMITS } from "../../src/config";
+import { db } from "../../src/firebase";
+import { clientAddress, recordFailure, refuseIfLimited } from "../../src/http/signInLimit";
+import { stackAdminApp } from "../../stack/seedStack";
 import { firestore, freshTenantAdmin } from "../api/fixtures";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
 
 // The failed-sign-in limit of Basic credentials (src/http/signInLimit.ts), through the stack: counted
-// in Firestore across instances, per email and per client address (the last X-Forwarded-For hop).
+// in Firestore across instances, per email and per client address (the last X-Forwarded-For hop, or
+// the hop TRUSTED_PROXY_HOPS places before it).
 
 const roles = `${BASES.api.functionUrl}/tenant/acme-north/roles`;
 const { perEmail, perAddress, windowMs } = SIGN_IN_FAILURE_LIMITS;
@@ -17,6 +21,13 @@ const attempt = (email: string, password: string, address?: string) =>
   call(roles, { auth: { header: basicHeader(email, password) }, headers: address ? { "x-forwarded-for": address } : {} });
 
 describe("failed Basic sign-ins", () => {
+  // The last test runs the limit's own code here, on the stack's app: src/firebase.ts must set up its
+  // Firestore before anything else uses it (settings() comes before any use).
+  beforeAll(() => {
+    stackAdminApp();
+    db();
+  });
+
   it(`lock an email after ${perEmail} failures in the window: then 429 with Retry-After, even for the right password; Bearer still works`, async () => {
     const user = await freshAdmin();
     expect((await attempt(user.email, user.password)).status).toBe(200);
@@ -49,7 +60,7 @@ describe("failed Basic sign-ins", () => {
     }
   });
 
-  it(`lock a client address after ${perAddress} failures, whatever the emails; the address is the last X-Forwarded-For hop, earlier hops are ignored`, async () => {
+  it(`lock a client address after ${perAddress} failures, whatever the emails; by default (TRUSTED_PROXY_HOPS=0) the address is the last X-Forwarded-For hop, earlier hops are ignored`, async () => {
     const address = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
     const run = randomUUID();
     // Ten at a time: the functions emulator starts a worker for every request it has to wait for.
@@ -70,5 +81,27 @@ describe("failed Basic sign-ins", () => {
     const user = await freshAdmin();
     for (let i = 0; i < perEmail - 1; i++) expect((await attempt(user.email, `guess-${i}`)).status).toBe(401);
     expect((await attempt(user.email, user.password)).status).toBe(200);
+  });
+
+  it(`behind a load balancer (TRUSTED_PROXY_HOPS=1), lock one client after ${perAddress} failures while another client behind the same balancer still signs in`, async () => {
+    // The stack's functions run with the default (no balancer); here the limit's own code counts, against
+    // the stack's Firestore, what a function instance with one trusted hop would count.
+    const balancer = `34.117.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const [client, other] = [`198.51.100.${1 + Math.floor(Math.random() * 125)}`, `198.51.100.${126 + Math.floor(Math.random() * 125)}`];
+    // The balancer appends `<client>, <its forwarding rule>` after whatever the client sent.
+    const address = (from: string, forged = "") => clientAddress({ headers: { "x-forwarded-for": `${forged}${from}, ${balancer}` } }, 1);
+    const run = randomUUID();
+    for (let i = 0; i < perAddress; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, perAddress - i) }, async (_, j) => {
+          await recordFailure(await refuseIfLimited(`nobody-${run}-${i + j}@example.test`, address(client, `10.0.0.${j}, `)));
+        }),
+      );
+    }
+
+    await expect(refuseIfLimited(`someone-${run}@example.test`, address(client))).rejects.toMatchObject({ statusCode: 429, message: expect.stringMatching(/from this address/) });
+    await expect(refuseIfLimited(`someone-${run}@example.test`, address(other))).resolves.toBeDefined();
+    // Forging the locked client as an earlier hop changes nothing for the other client either.
+    await expect(refuseIfLimited(`someone-${run}@example.test`, address(other, `${client}, `))).resolves.toBeDefined();
   });
 });

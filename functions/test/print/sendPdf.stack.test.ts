@@ -3,7 +3,7 @@ import { URLS } from "../../stack/config";
 import { getAuth } from "firebase-admin/auth";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore, freshUid } from "../api/fixtures";
-import { BASES, call, idTokenFor } from "../helpers";
+import { BASES, basicHeader, call, idTokenFor } from "../helpers";
 import { pdfText } from "./pdfText";
 
 const sendUrl = (target: string) => `${BASES.print.functionUrl}${target}/send-pdf`;
@@ -197,6 +197,34 @@ describe("POST /print/{target}/send-pdf", () => {
       const inherited = await send({ objectInstanceId: "short", to: "a@allowed.example" }, `/organization/${org}${path}`, tokens[0]);
       expect(inherited.status).toBe(400);
       expect(inherited.json.message).toMatch(/only to addresses at org\.example/);
+    });
+
+    it("names the sender by an address only once it is verified: a user who changed their email unverified is named by uid, by Bearer and Basic alike", async () => {
+      const { path } = await freshTenant(0);
+      const uid = freshUid("relay-user");
+      const email = `${uid}@relay.test`;
+      await getAuth(stackAdminApp()).createUser({ uid, email, password: "relay-password", emailVerified: true });
+      await firestore().doc(`tenants/${path.split("/")[2]}/members/${uid}`).set({ permissions: ["READ"] });
+      const note = async () => String((await captured()).at(-1)?.body.content[0].value).split("\n--\n")[1];
+
+      expect((await send({ objectInstanceId: "short", to: "someone@example.com" }, path, await idTokenFor(email, "relay-password"))).status).toBe(200);
+      expect(await note()).toContain(`Sent by ${email} from Relay tenant with `);
+
+      // The user makes their own account claim an address they do not own (Identity Toolkit, as any client can); nobody verifies it.
+      const claimed = `cfo-${uid}@bank.example`;
+      const update = await call(`${URLS.auth}/identitytoolkit.googleapis.com/v1/accounts:update?key=local-stack`, {
+        method: "POST",
+        body: { idToken: await idTokenFor(email, "relay-password"), email: claimed, returnSecureToken: true },
+      });
+      expect(update.status).toBe(200);
+      expect(update.json).toMatchObject({ email: claimed, emailVerified: false });
+      for (const auth of [{ bearer: await idTokenFor(claimed, "relay-password") }, { header: basicHeader(claimed, "relay-password") }]) {
+        await sink("/messages", { method: "DELETE" });
+        const res = await call(sendUrl(path), { method: "POST", auth, body: { objectInstanceId: "short", to: "someone@example.com" } });
+        expect(res.status).toBe(200);
+        expect(await note()).toContain(`Sent by user ${uid} from Relay tenant with `);
+        expect(JSON.stringify(await captured())).not.toContain("bank.example");
+      }
     });
 
     it("counts recipients per user over every target: 100 an hour, however many targets the user may send from", async () => {

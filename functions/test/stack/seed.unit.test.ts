@@ -39,6 +39,11 @@ describe("the demo fixture (emulator-data/demo.json)", () => {
     expect(paths.some((p) => /^sites\/[^/]+$/.test(p))).toBe(true);
   });
 
+  it("has only users whose address is verified, so that send-pdf's note names them by it", () => {
+    expect(fixture.users.length).toBeGreaterThan(0);
+    for (const user of fixture.users) expect(user.emailVerified, user.uid).toBe(true);
+  });
+
   it("has a user for each permission, and one with none", () => {
     const granted = paths.filter((p) => p.includes("/members/")).flatMap((p) => docs[p].permissions as string[]);
     for (const permission of ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"]) expect(granted).toContain(permission);

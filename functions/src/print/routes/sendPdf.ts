@@ -127,6 +127,7 @@ export const sendPdf = defineRoute({
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
       const text = body.message ?? words.text(title);
+      // The caller's verified address, else the uid: an unverified address is whatever the caller typed (authenticate.ts).
       const messageId = await sendMail({
         to: body.to,
         cc: body.cc ?? [],
