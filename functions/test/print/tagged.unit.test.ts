@@ -401,5 +401,5 @@ describe("every demo instance prints tagged", () => {
       expect(found, `'${text}' in the structure${rtl ? "" : ` after offset ${at}`}`).toBeGreaterThanOrEqual(0);
       if (!rtl) at = found + text.length;
     }
-  });
+  }, 30_000); // the 22-page audit took 5 s on a machine running two stacks' tests beside it
 });
