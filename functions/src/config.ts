@@ -62,7 +62,22 @@ export const RUNTIME_OPTIONS = {
   // Rendering is CPU-bound and a 2,000-row table peaks at about 280 MiB (docs/BENCHMARKS.md): fewer
   // requests per instance, more memory each.
   print: { memory: "1GiB", cpu: 1, concurrency: 8, timeoutSeconds: 60, maxInstances: 10 },
+  // A chunk of 50 documents at the renderer's worst (about 2 s each) is well within 9 minutes; one task
+  // per instance at a time, as print renders one at a time (a render's memory, whatever the load).
+  printJobTask: { memory: "1GiB", cpu: 1, concurrency: 1, timeoutSeconds: 540, maxInstances: 10 },
 } as const;
+
+/**
+ * The print-job queue (Cloud Tasks). Retries: a chunk fails as a whole only when the platform does
+ * (Storage or Firestore unavailable, the instance lost): five attempts, backing off from 5 s to
+ * 5 minutes, outlast a short outage. Rates: as many tasks at once as the function has instances
+ * (maxInstances x concurrency), and at most 20 started a second.
+ */
+export const PRINT_JOB_QUEUE = {
+  retryConfig: { maxAttempts: 5, minBackoffSeconds: 5, maxBackoffSeconds: 300 },
+  // In the emulator two at a time: the functions emulator starts a worker process per task in flight.
+  rateLimits: { maxConcurrentDispatches: process.env.FUNCTIONS_EMULATOR === "true" ? 2 : 10, maxDispatchesPerSecond: 20 },
+};
 
 /** True inside the Firebase emulator suite (set by the functions emulator). */
 export function isEmulator(): boolean {

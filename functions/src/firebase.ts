@@ -51,3 +51,9 @@ export function defaultBucket(): ReturnType<ReturnType<typeof getStorage>["bucke
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require("firebase-admin/storage") as typeof import("firebase-admin/storage")).getStorage(adminApp()).bucket();
 }
+
+/** A task queue of a task-queue function of this project (firebase-admin/functions, loaded on first use). */
+export function taskQueue<Args extends Record<string, unknown>>(functionName: string) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("firebase-admin/functions") as typeof import("firebase-admin/functions")).getFunctions(adminApp()).taskQueue<Args>(functionName);
+}

@@ -67,3 +67,19 @@ export function storageFailed(error: unknown): void {
   const err = asError(error);
   logger.error(`Cloud Storage call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }
+
+/** A print-job task that has nothing to do (its job is gone or final, or the payload is not a task): acknowledged, not retried. */
+export function jobTaskIgnored(jobId: string, why: string): void {
+  logger.warn(`Print-job task ignored: ${why}`, { jobId });
+}
+
+/** Enqueueing a print job's task failed (answered 503, or the task is retried). */
+export function taskNotEnqueued(error: unknown): void {
+  const err = asError(error);
+  logger.error(`Could not enqueue a print-job task: ${err.message}`, withRequest({ code: (err as { code?: unknown }).code }));
+}
+
+export function printJobFinished(jobId: string, status: string, done: number, failed: number): void {
+  logger.info(`Print job finished: ${status}`, { jobId, status, done, failed });
+}
+

@@ -33,6 +33,7 @@ export const PORTS = {
   firestore: 8080 + PORT_OFFSET,
   storage: 9199 + PORT_OFFSET,
   mailSink: 8025 + PORT_OFFSET,
+  tasks: 9499 + PORT_OFFSET, // Cloud Tasks: print jobs' queue
   hub: 4400 + PORT_OFFSET, // firebase-tools' emulator hub
   logging: 4500 + PORT_OFFSET, // firebase-tools' log stream
 } as const;
@@ -44,6 +45,7 @@ export const URLS = {
   hosting: `http://${HOST}:${PORTS.hosting}`,
   storage: `http://${HOST}:${PORTS.storage}`,
   mailSink: `http://${HOST}:${PORTS.mailSink}`,
+  tasks: `http://${HOST}:${PORTS.tasks}`,
   api: `http://${HOST}:${PORTS.functions}/${PROJECT_ID}/${REGION}/api`,
   print: `http://${HOST}:${PORTS.functions}/${PROJECT_ID}/${REGION}/print`,
 } as const;

@@ -12,7 +12,7 @@ export const FIREBASE_LOG = join(CACHE_DIR, `emulators${STACK_SUFFIX}.log`);
 function firebaseConfigFile(): string {
   if (PORT_OFFSET === 0) return join(ROOT_DIR, "firebase.json");
   const config = JSON.parse(readFileSync(join(ROOT_DIR, "firebase.json"), "utf8"));
-  const ports: Record<string, number> = { auth: PORTS.auth, functions: PORTS.functions, hosting: PORTS.hosting, firestore: PORTS.firestore, storage: PORTS.storage, hub: PORTS.hub, logging: PORTS.logging };
+  const ports: Record<string, number> = { auth: PORTS.auth, functions: PORTS.functions, hosting: PORTS.hosting, firestore: PORTS.firestore, storage: PORTS.storage, tasks: PORTS.tasks, hub: PORTS.hub, logging: PORTS.logging };
   for (const [name, port] of Object.entries(ports)) config.emulators[name] = { ...config.emulators[name], port };
   const file = join(ROOT_DIR, `.firebase.stack${STACK_SUFFIX}.json`);
   writeFileSync(file, JSON.stringify(config, null, 2));

@@ -45,6 +45,7 @@ const PART_LABELS: Record<PartName, string> = {
   firestore: "Firestore emulator",
   storage: "Cloud Storage emulator",
   mailSink: "mail sink",
+  tasks: "Cloud Tasks emulator",
   hub: "emulator hub (firebase-tools)",
   logging: "emulator log stream (firebase-tools)",
 };
@@ -82,6 +83,7 @@ const READINESS: Partial<Record<PartName, () => Promise<boolean>>> = {
   auth: () => answers(`${URLS.auth}/`, (s) => s === 200),
   storage: () => answers(`${URLS.storage}/`, () => true), // its root answers 501: any HTTP answer means up
   mailSink: () => answers(`${URLS.mailSink}/`, (s) => s === 200),
+  tasks: () => tcpOpen(PORTS.tasks),
   firestore: () => tcpOpen(PORTS.firestore), // the fallback speaks gRPC only
   functions: async () => (await answers(`${URLS.api}/api/`, isOurJson404)) && (await answers(`${URLS.print}/print/`, isOurJson404)),
   hosting: async () => (await answers(`${URLS.hosting}/api/`, isOurJson404)) && (await answers(`${URLS.hosting}/print/`, isOurJson404)),
@@ -127,7 +129,7 @@ function ensureLocalSecrets(): void {
  */
 export async function startStack(): Promise<Stack> {
   const source = chooseEmulatorSource();
-  const parts: PartName[] = ["auth", "functions", "hosting", "firestore", "storage", "mailSink", "hub", "logging"];
+  const parts: PartName[] = ["auth", "functions", "hosting", "firestore", "storage", "mailSink", "tasks", "hub", "logging"];
   for (const part of parts) await assertPortFree(part);
   if (!existsSync(join(FUNCTIONS_DIR, "lib", "index.js"))) {
     throw new StackError(PART_LABELS.functions, "missing build: functions/lib/index.js does not exist (run `npm --prefix functions run build`)");
@@ -170,7 +172,8 @@ export async function startStack(): Promise<Stack> {
       faults.storage = storageFallback;
     }
 
-    const only = source === "google" ? ["auth", "functions", "hosting", "firestore", "storage"] : ["auth", "functions", "hosting"];
+    // Cloud Tasks runs print jobs: firebase-tools' emulator, which registers the task-queue function's queue.
+    const only = source === "google" ? ["auth", "functions", "hosting", "tasks", "firestore", "storage"] : ["auth", "functions", "hosting", "tasks"];
     const firebase = startFirebaseEmulators(only);
     stoppers.push(() => firebase.stop());
     const failed = firebase.exited.then(({ code, tail }) => {
@@ -178,7 +181,7 @@ export async function startStack(): Promise<Stack> {
     });
     failed.catch(() => undefined); // observed through waitUntilReady
 
-    for (const part of ["auth", "firestore", "storage", "mailSink", "functions", "hosting"] as PartName[]) {
+    for (const part of ["auth", "firestore", "storage", "mailSink", "tasks", "functions", "hosting"] as PartName[]) {
       await waitUntilReady(part, failed);
     }
     return { source, firestoreFallback, storageFallback, mailSink, firebaseExited: firebase.exited, stop: stopAll };

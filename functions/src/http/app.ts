@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES, params } from "../config";
 import { errorHandler, notFoundHandler } from "./errorHandler";
 import { jsonBody } from "./jsonBody";
 import { openApiDocument, type ApiInfo } from "./openapi";
-import { methodRouter, targetRouter, uploadRouter, type AnyRoute } from "./routes";
+import { largeBodyRouter, methodRouter, targetRouter, uploadRouter, type AnyRoute } from "./routes";
 import { requestContext } from "./requestContext";
 import * as logs from "../logs";
 
@@ -45,6 +45,7 @@ export function createApp(info: ApiInfo, routes: readonly AnyRoute[]): express.E
   });
   app.use(info.mountPath, methodRouter(routes, { "/openapi.json": ["GET"] }));
   app.use(info.mountPath, uploadRouter(routes));
+  app.use(info.mountPath, largeBodyRouter(routes));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(info.mountPath, targetRouter(routes));
   app.use(notFoundHandler);
@@ -68,7 +69,7 @@ function corsOptions(): cors.CorsOptions {
     methods: ["GET", "POST", "PUT", "DELETE"],
     allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
     // What a page may read of an answer: its error handling needs Allow (405) and WWW-Authenticate (401) as well.
-    exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed", "Allow", "WWW-Authenticate"],
+    exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed", "Allow", "WWW-Authenticate", "Location"],
     maxAge: 600,
   };
 }

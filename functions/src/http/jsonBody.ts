@@ -24,7 +24,7 @@ function declaredLength(req: express.Request): number {
  */
 export function jsonBody(limit: number): RequestHandler[] {
   const enforce: RequestHandler = (req, res, next) => {
-    if (res.locals.upload) return next(); // a route's file, checked by uploadBody
+    if (res.locals.upload || res.locals.bodyParsed) return next(); // a route's file (uploadBody), or its larger body (largeBodyRouter)
     const length = declaredLength(req);
     if (length > limit) {
       throw new HttpError(413, `The request body is ${length} bytes; the limit is ${limit} bytes.`);

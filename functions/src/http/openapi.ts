@@ -16,6 +16,7 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string }> 
   divisionId: { description: "Division id", example: "ops" },
   siteId: { description: "Site id", example: "harbor" },
   userId: { description: "The identity-provider (Firebase Auth) user id", example: "north-reader" },
+  jobId: { description: "A print job's id, as POST print-jobs answered it", example: "3f0c8a1e2b7d4c6f9a0b1c2d" },
 };
 
 /** Errors every route can answer, from the shared pipeline. */

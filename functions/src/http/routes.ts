@@ -5,7 +5,7 @@ import { authorize, resolveAccess, type Access, type Feature, type Permission } 
 import { authenticate, type Caller } from "./authenticate";
 import { firestoreTransaction } from "./deadline";
 import { badRequest, HttpError } from "./errors";
-import { uploadBody } from "./jsonBody";
+import { jsonBody, uploadBody } from "./jsonBody";
 import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
 import { TtlCache } from "./ttlCache";
@@ -47,7 +47,7 @@ interface HandlerContext<Q, B, L> extends Input<Q, B> {
 
 /** The success answer of a route: its status and the schema of its body (OpenAPI shows both). */
 export interface RouteResponse<R> {
-  status: 200 | 201;
+  status: 200 | 201 | 202;
   description: string;
   schema: z.ZodType<R>;
 }
@@ -90,6 +90,8 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
   body?: z.ZodType<B>;
   /** The route takes a file's bytes instead of JSON (with `body: z.instanceof(Buffer)`): its media types and size (415, 413). */
   upload?: Upload;
+  /** A JSON body larger than the pipeline's limit (MAX_BODY_BYTES) that this route takes (413 beyond it). */
+  maxBodyBytes?: number;
   response: RouteResponse<R>;
   /** Request headers the route reads, for the API document (the handler reads them from `req`). */
   headers?: readonly { name: string; description: string }[];
@@ -111,7 +113,7 @@ export interface Upload {
   maxBytes: number;
 }
 
-const PARAM_LABELS: Record<string, string> = { userId: "user id" };
+const PARAM_LABELS: Record<string, string> = { userId: "user id", jobId: "job id" };
 
 /** The bytes of an upload, as the platform's parser or `uploadBody` left them. */
 function uploadedBytes(req: Request): Buffer {
@@ -225,6 +227,24 @@ export function uploadRouter(routes: readonly AnyRoute[]): Router {
   for (const route of routes) {
     if (!route.upload) continue;
     for (const pattern of patternsOf(route)) router[route.method](pattern, ...uploadBody(route.upload));
+  }
+  return router;
+}
+
+/**
+ * The JSON parsers of the routes that take a larger body than the pipeline's (`maxBodyBytes`), under
+ * every target form: mounted before the pipeline's parser, which then leaves their requests alone.
+ */
+export function largeBodyRouter(routes: readonly AnyRoute[]): Router {
+  const router = caseSensitiveRouter();
+  for (const route of routes) {
+    if (!route.maxBodyBytes) continue;
+    const parse = jsonBody(route.maxBodyBytes);
+    const mark: RequestHandler = (_req, res, next) => {
+      res.locals.bodyParsed = true;
+      next();
+    };
+    for (const pattern of patternsOf(route)) router[route.method](pattern, ...parse, mark);
   }
   return router;
 }

@@ -14,8 +14,8 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, layoutLimitExc
 import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
-import type { PrintableInstance } from "./render";
-import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures } from "./pictures";
+import type { PrintableInstance, RenderedPdf } from "./render";
+import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
 
@@ -177,27 +177,12 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const max = params.rendersPerUserPerHour.value();
   await consumeQuotas([{ action: "render", subject: renderedBy, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} new PDFs per hour per user (a stored PDF does not count)` }]);
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
-  const started = performance.now();
-  // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
-  // request served from a stored PDF never needs it.
-  const { renderInstancePdf, LayoutLimitExceeded } = await import("./render/index.js");
-  let pdf: Awaited<ReturnType<typeof renderInstancePdf>>;
+  let pdf: RenderedPdf;
   try {
-    // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
-    const data = printable(stored);
-    pdf = await oneRenderAtATime(async () => {
-      const images = await preparePictures(pictures, storageCall);
-      // Apart from the fields' pictures, which must lie in the instance's target's folder: the logo may be
-      // a target's above (inherited), its path checked against the folder of the target that set it.
-      const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
-      const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
-      return renderInstancePdf(data, { instanceId, targetName, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: logoImage });
-    });
-    assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
+    pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings);
   } catch (error) {
-    throw rememberFailure(storagePath, error instanceof LayoutLimitExceeded ? layoutLimitExceeded(error.what) : error);
+    throw rememberFailure(storagePath, error);
   }
-  logs.pdfRendered({ pageCount: pdf.pageCount, sizeBytes: pdf.bytes.length, durationMs: performance.now() - started, missingCharacters: pdf.missingCharacters, bidiControlsRemoved: pdf.bidiControlsRemoved });
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 
@@ -216,6 +201,43 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     }),
   );
   return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken, settings };
+}
+
+/** What a render needs of the target: its document path (pictures must lie in its uploads folder) and its name (printed). */
+export interface RenderTarget {
+  path: string;
+  name: string;
+}
+
+/**
+ * One stored instance as a PDF: converted to plain data within the renderer's limits, its pictures
+ * and the settings' logo prepared, rendered one at a time per instance, and logged. What the instance
+ * causes is a 422 naming the limit; the caller decides what to remember of a failure.
+ */
+export async function renderStoredInstance(target: RenderTarget, instanceId: string, stored: FirebaseFirestore.DocumentData, pictures: readonly PictureObject[], settings: PrintSettings): Promise<RenderedPdf> {
+  const started = performance.now();
+  // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
+  // request served from a stored PDF never needs it.
+  const { renderInstancePdf, LayoutLimitExceeded } = await import("./render/index.js");
+  const fileOf = (path: string) => defaultBucket().file(path);
+  let pdf: RenderedPdf;
+  try {
+    // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.
+    const data = printable(stored);
+    pdf = await oneRenderAtATime(async () => {
+      const images = await preparePictures(pictures, storageCall);
+      // Apart from the fields' pictures, which must lie in the instance's target's folder: the logo may be
+      // a target's above (inherited), its path checked against the folder of the target that set it.
+      const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
+      const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
+      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: logoImage });
+    });
+    assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
+  } catch (error) {
+    throw error instanceof LayoutLimitExceeded ? layoutLimitExceeded(error.what) : error;
+  }
+  logs.pdfRendered({ pageCount: pdf.pageCount, sizeBytes: pdf.bytes.length, durationMs: performance.now() - started, missingCharacters: pdf.missingCharacters, bidiControlsRemoved: pdf.bidiControlsRemoved });
+  return pdf;
 }
 
 /** The PDF's bytes: those just rendered, or the stored file's. */

@@ -72,7 +72,7 @@ export function inUploadsFolder(docPath: string, path: string): boolean {
  * (logged): the renderer prints "image unavailable" for them.
  */
 export async function pictureObjects(
-  access: Access,
+  access: Pick<Access, "path">,
   paths: readonly string[],
   fileOf: (path: string) => File,
   storage: <T>(operation: () => Promise<T>) => Promise<T>,

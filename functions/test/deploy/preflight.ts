@@ -24,6 +24,7 @@ export interface Endpoint {
   concurrency?: number;
   timeoutSeconds?: number;
   maxInstances?: number;
+  taskQueueTrigger?: Record<string, unknown>;
 }
 
 export interface Param {

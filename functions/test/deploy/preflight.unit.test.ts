@@ -66,13 +66,19 @@ describe("firebase-tools discovery of the built functions", () => {
     build = await discoverBuild({ firebaseJson, projectId: PROJECT_ID });
   }, 60_000);
 
-  it("finds exactly the two HTTPS functions, 2nd gen, in us-central1", () => {
-    expect(Object.keys(build.endpoints).sort()).toEqual(["api", "print"]);
+  it("finds exactly the two HTTPS functions and the print-job task queue, 2nd gen, in us-central1", () => {
+    expect(Object.keys(build.endpoints).sort()).toEqual(["api", "print", "printJobTask"]);
     for (const endpoint of Object.values(build.endpoints)) {
       expect(endpoint.platform).toBe("gcfv2");
       expect(endpoint.region).toEqual(["us-central1"]);
-      expect(endpoint.httpsTrigger).toBeDefined();
     }
+    expect(build.endpoints.api.httpsTrigger).toBeDefined();
+    expect(build.endpoints.print.httpsTrigger).toBeDefined();
+    // Only Cloud Tasks invokes it, with the queue's retries and rates from config.ts (deployed as they are, not the emulator's).
+    expect(build.endpoints.printJobTask.taskQueueTrigger).toMatchObject({
+      retryConfig: { maxAttempts: 5, minBackoffSeconds: 5, maxBackoffSeconds: 300 },
+      rateLimits: { maxConcurrentDispatches: 10, maxDispatchesPerSecond: 20 },
+    });
   });
 
   it("declares each function's instance settings: print gets more memory and fewer requests per instance", () => {

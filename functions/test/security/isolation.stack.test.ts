@@ -316,6 +316,36 @@ const ROUTES: MatrixRoute[] = [
     },
   },
   {
+    name: "print-jobs",
+    function: "print",
+    method: "POST",
+    suffix: "/print-jobs",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 202,
+    body: { objectInstanceIds: [INSTANCE] },
+    // The job is the target's own; it is removed at once (its queued chunk then finds no job and does nothing).
+    async verify(res, node) {
+      const jobId = String(res.json?.data?.jobId);
+      const job = db().doc(`${node.path}/printJobs/${jobId}`);
+      const stored = (await job.get()).data();
+      await Promise.all([job.delete(), job.collection("chunks").doc("00000").delete()]);
+      return same([res.json?.data?.status, res.json?.data?.total, stored?.total, stored?.createdBy !== undefined], ["queued", 1, 1, true], "job");
+    },
+  },
+  {
+    name: "print-job status",
+    function: "print",
+    method: "GET",
+    suffix: `/print-jobs/iso-job-${r}`,
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    prepare: async (node) =>
+      void (await db()
+        .doc(`${node.path}/printJobs/iso-job-${r}`)
+        .set({ status: "succeeded", total: 1, chunks: 1, output: "zip", settings: {}, targetName: node.id, createdBy: "iso", createdAt: Timestamp.now(), finishedAt: Timestamp.now(), done: 1, failed: 0, failures: [] })),
+    verify: async (res) => same([res.json?.data?.jobId, res.json?.data?.status], [`iso-job-${r}`, "succeeded"], "job"),
+  },
+  {
     name: "print-settings",
     function: "api",
     method: "GET",

@@ -1,0 +1,95 @@
+// Print jobs (issue 34): many instances of one target printed through Cloud Tasks. A job is one
+// document; its instance ids live in its chunks (a job document holds counts, never 10,000 ids:
+// Firestore stops at 1 MiB), and each chunk is one task's work and records that task's result.
+//
+//   {target}/printJobs/{jobId}                 status, counts, settings, the result once finished
+//   {target}/printJobs/{jobId}/chunks/{index}  ids; once run: each id's file or failure
+//   generated-pdfs/{target}/jobs/{jobId}/...   the chunks' PDFs, then the output (the parts are deleted)
+
+import { z } from "zod";
+import { idProblem } from "../../http/ids";
+import { idField } from "../../http/validation";
+import type { PrintSettings } from "../settings";
+
+export const PRINT_JOB_LIMITS = {
+  /** Instances one job prints. */
+  documents: 10_000,
+  /**
+   * Instances per chunk (one task). A one-page document costs about 2 ms to render and 5-20 ms to
+   * store, so a task's own cost (dispatch, one getAll, the chunk's write) is amortized over 50 of
+   * them; 50 documents at the renderer's worst (about 2 s each) still end well within the task
+   * function's timeout. 10,000 documents are 200 tasks.
+   */
+  chunkDocuments: 50,
+  /** Failures a job's status lists (all of them are in the ZIP's manifest). */
+  failuresListed: 100,
+} as const;
+
+/** queued: tasks enqueued, none run yet; running: a chunk ran; then one of the final states. */
+export const JOB_STATUSES = ["queued", "running", "succeeded", "completed_with_failures", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const FINAL_STATUSES: readonly JobStatus[] = ["succeeded", "completed_with_failures", "failed", "cancelled"];
+
+export const JOB_OUTPUTS = ["zip"] as const;
+export type JobOutput = (typeof JOB_OUTPUTS)[number];
+
+/** A document the job could not print, and why (the answer print would have given). */
+export interface JobFailure {
+  objectInstanceId: string;
+  status: number;
+  reason: string;
+}
+
+/** A printed document of a chunk: where its PDF is, and its title (its name in the output). */
+export interface JobFile {
+  objectInstanceId: string;
+  storagePath: string;
+  title: string;
+}
+
+/** The job document. */
+export interface JobDocument {
+  status: JobStatus;
+  total: number;
+  chunks: number;
+  output: JobOutput;
+  settings: PrintSettings;
+  targetName: string;
+  createdBy: string;
+  createdAt: FirebaseFirestore.Timestamp;
+  finishedAt?: FirebaseFirestore.Timestamp;
+  done?: number;
+  failed?: number;
+  failures?: JobFailure[];
+  result?: { storagePath: string; sizeBytes: number; downloadToken?: string };
+  /** The request's hash, for Idempotency-Key replays. */
+  requestHash?: string;
+}
+
+/** A chunk document: its ids, and once its task ran, what became of each. */
+export interface ChunkDocument {
+  ids: string[];
+  finished: boolean;
+  files?: JobFile[];
+  failures?: JobFailure[];
+}
+
+export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/printJobs/${jobId}`;
+export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
+/** Where a job's files go: its chunks' PDFs, then its output. */
+export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
+
+/** A target document path as the pipeline builds them (each id valid): a task re-checks what it is given. */
+const TARGET_PATH = /^(?:organizations\/[^/]+|tenants\/[^/]+(?:\/divisions\/[^/]+)?|sites\/[^/]+)$/;
+
+/** A task's payload: a chunk to print, or the job to finish. Cloud Tasks is the only caller, but every payload is checked all the same. */
+export const jobTaskSchema = z.strictObject({
+  target: z
+    .string()
+    .regex(TARGET_PATH)
+    .refine((path) => path.split("/").every((segment, i) => i % 2 === 0 || idProblem(segment) === undefined)),
+  jobId: idField,
+  chunk: z.int().min(0).max(PRINT_JOB_LIMITS.documents).optional(),
+  finish: z.literal(true).optional(),
+});
+export type JobTask = z.infer<typeof jobTaskSchema>;

@@ -1,0 +1,16 @@
+// The print-job queue's handler: one task is a chunk to print or a job to finish (jobTaskSchema).
+
+import * as logs from "../../logs";
+import { runChunk } from "./chunk";
+import { finishJob } from "./finish";
+import { jobTaskSchema } from "./model";
+
+export async function handleJobTask(data: unknown): Promise<void> {
+  const parsed = jobTaskSchema.safeParse(data);
+  // Only Cloud Tasks calls this function, but a payload that is not a task is dropped, never retried.
+  if (!parsed.success) return logs.jobTaskIgnored("(unknown)", "not a print-job task");
+  const { target, jobId, chunk, finish } = parsed.data;
+  if (finish) return finishJob(target, jobId);
+  if (chunk === undefined) return logs.jobTaskIgnored(jobId, "neither a chunk nor the finish");
+  return runChunk(target, jobId, chunk);
+}

@@ -1,0 +1,178 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { audit } from "../../audit";
+import { isEmulator } from "../../config";
+import { db, defaultBucket, firestoreSdk } from "../../firebase";
+import { firestoreCall, firestoreTransaction } from "../../http/deadline";
+import { HttpError, badRequest, notFound } from "../../http/errors";
+import { defineRoute } from "../../http/routes";
+import { idField } from "../../http/validation";
+import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
+import { chunkPath, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
+import { enqueueJobTasks } from "../jobs/queue";
+import { effectiveSettings, settingsOverrides } from "../settings";
+import { PRINT_PERMISSIONS } from "./permissions";
+
+/** 10,000 ids of up to 128 characters are about 1.3 MB of JSON at worst, 230 KB as ids usually are: the pipeline's 100 KiB is too little. */
+const MAX_JOB_BODY_BYTES = 1536 * 1024;
+
+/** The instances to print, and how. */
+const createBody = z.strictObject({
+  // Distinct ids of the target's instances, each valid as print's objectInstanceId.
+  objectInstanceIds: z
+    .array(idField)
+    .min(1)
+    .max(PRINT_JOB_LIMITS.documents)
+    .refine((ids) => new Set(ids).size === ids.length, "must not name an instance twice")
+    .meta({ description: `Ids of object instances of the target, 1 to ${PRINT_JOB_LIMITS.documents.toLocaleString("en-GB")}, each once`, examples: [["inspection-short", "audit-long"]] }),
+  // One ZIP of the PDFs with manifest.json.
+  output: z.enum(JOB_OUTPUTS).default("zip").meta({ description: "zip: one archive of the PDFs, with manifest.json naming every requested instance once" }),
+  ...settingsOverrides,
+});
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** A job's status URL relative to the request's (…/print-jobs): right through Hosting and on the function's own URL alike. */
+const statusUrl = (jobId: string) => `print-jobs/${jobId}`;
+
+/** Issue 34: prints many instances of the target through the print-job queue; the answer names the job to follow. */
+export const createPrintJob = defineRoute({
+  method: "post",
+  path: "/print-jobs",
+  summary: "Start a print job: many object instances of the target printed in the background into one ZIP",
+  anyOf: PRINT_PERMISSIONS,
+  body: createBody,
+  maxBodyBytes: MAX_JOB_BODY_BYTES,
+  headers: [{ name: "Idempotency-Key", description: "The same key and body answer the same job again, without starting another (1 to 255 visible ASCII characters)." }],
+  response: {
+    status: 202,
+    description: "The job is queued; `Location` and `statusUrl` (relative to the request's URL) name its status.",
+    schema: z.strictObject({
+      message: z.string(),
+      data: z.strictObject({
+        jobId: z.string(),
+        status: z.enum(JOB_STATUSES),
+        total: z.int().positive(),
+        statusUrl: z.string().describe("The job's status, relative to this request's URL: print-jobs/{jobId}."),
+      }),
+    }),
+  },
+  errors: {
+    422: "This Idempotency-Key was used for another request.",
+    503: "The print-job queue or Cloud Storage is unavailable.",
+  },
+  async handle({ access, caller, body, req, res }) {
+    const { objectInstanceIds: ids, output, ...overrides } = body;
+    const settings = effectiveSettings(access.chain, overrides);
+    const requestHash = createHash("sha256").update(JSON.stringify([ids, output, settings])).digest("hex");
+    const key = req.get("idempotency-key");
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
+    // With a key, the job's id is made from it: the same key is the same job, whatever instance answers.
+    const jobId = key === undefined ? randomBytes(12).toString("hex") : createHash("sha256").update(`${caller.uid}\u0000${access.path}\u0000${key}`).digest("hex").slice(0, 24);
+    const jobRef = db().doc(jobPath(access.path, jobId));
+    const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
+    const { Timestamp } = firestoreSdk();
+
+    const existing = await firestoreTransaction(async (tx) => {
+      const earlier = await tx.get(jobRef);
+      if (earlier.exists) return earlier.data() as JobDocument;
+      const job: JobDocument = { status: "queued", total: ids.length, chunks, output, settings, targetName: String(access.chain.at(-1)!.data.name ?? ""), createdBy: caller.uid, createdAt: Timestamp.now(), requestHash };
+      tx.create(jobRef, job);
+      for (let i = 0; i < chunks; i++) {
+        tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false });
+      }
+      return undefined;
+    });
+    if (existing && existing.requestHash !== requestHash) throw new HttpError(422, "This Idempotency-Key was used for another request; use a new key for a new job.");
+    if (existing) res.set("Idempotent-Replayed", "true");
+    // Enqueued again on a replay: a task that exists already is not added twice, one that is missing is.
+    if (!existing || existing.status === "queued") {
+      try {
+        await enqueueJobTasks(Array.from({ length: chunks }, (_, chunk) => ({ target: access.path, jobId, chunk })));
+      } catch (error) {
+        // A job whose tasks could not all be enqueued never runs: its key is retried as is, else it is marked failed.
+        if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", finishedAt: Timestamp.now() })).catch(() => undefined);
+        throw error;
+      }
+    }
+    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...settings } });
+    res.set("Location", statusUrl(jobId));
+    const status = existing?.status ?? "queued";
+    return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: ids.length, statusUrl: statusUrl(jobId) } };
+  },
+});
+
+const failureSchema = z.strictObject({ objectInstanceId: z.string(), status: z.int(), reason: z.string() });
+
+/** Issue 34: a job of the target, its progress and, once it has one, its output. */
+export const getPrintJob = defineRoute({
+  method: "get",
+  path: "/print-jobs/:jobId",
+  summary: "A print job's status, progress and result",
+  anyOf: PRINT_PERMISSIONS,
+  reads: (scope) => [jobPath(scope.path, scope.params.jobId)],
+  response: {
+    status: 200,
+    description: "The job. Progress is (done + failed) / total; `result` once it has an output.",
+    schema: z.strictObject({
+      message: z.string(),
+      data: z.strictObject({
+        jobId: z.string(),
+        status: z.enum(JOB_STATUSES),
+        total: z.int(),
+        done: z.int().describe("Documents printed so far (counted when their chunk has run)."),
+        failed: z.int().describe("Documents that could not be printed (missing, over the renderer's limits): listed in failures."),
+        failures: z.array(failureSchema).describe(`The first ${PRINT_JOB_LIMITS.failuresListed}; the ZIP's manifest.json lists every one.`),
+        output: z.enum(JOB_OUTPUTS),
+        createdAt: z.iso.datetime(),
+        finishedAt: z.iso.datetime().nullable(),
+        result: z
+          .strictObject({
+            downloadUrl: z.url().describe("Production: a V4 signed URL valid 15 minutes; emulator: a download-token URL."),
+            expiresAt: z.iso.datetime().nullable(),
+            storagePath: z.string(),
+            sizeBytes: z.int().positive(),
+          })
+          .optional(),
+      }),
+    }),
+  },
+  errors: { 404: "No such print job in this target." },
+  async handle({ access, params: { jobId }, docs: [jobSnap] }) {
+    if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
+    const job = jobSnap.data() as JobDocument;
+    let { done = 0, failed = 0 } = job;
+    if (job.finishedAt === undefined) {
+      // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
+      const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
+      for (const chunk of await firestoreCall(() => db().getAll(...refs))) {
+        done += (chunk.get("files") as unknown[] | undefined)?.length ?? 0;
+        failed += (chunk.get("failures") as unknown[] | undefined)?.length ?? 0;
+      }
+    }
+    const url = job.result && (await resultUrl(job.result));
+    const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
+    return {
+      message: `Print job ${job.status}.`,
+      data: {
+        jobId,
+        status: job.status,
+        total: job.total,
+        done,
+        failed,
+        failures: job.failures ?? [],
+        output: job.output,
+        createdAt: job.createdAt.toDate().toISOString(),
+        finishedAt: job.finishedAt?.toDate().toISOString() ?? null,
+        ...(result && { result }),
+      },
+    };
+  },
+});
+
+/** The output's URL: the emulator's download-token URL, or a URL signed for 15 minutes. */
+async function resultUrl(result: NonNullable<JobDocument["result"]>) {
+  const file = defaultBucket().file(result.storagePath);
+  if (isEmulator()) return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), file.bucket.name, result.storagePath, result.downloadToken ?? "");
+  return storageCall(() => signedReadUrl(file));
+}

@@ -1,0 +1,182 @@
+// Print jobs (issue 34) on the stack's Cloud Tasks emulator: POST print-jobs answers 202 at once, the
+// task-queue function prints the chunks and the last one's finishing task streams one ZIP with its
+// manifest; GET print-jobs/{jobId} follows it. Read back with unzip, pdfinfo and pdftotext.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getStorage } from "firebase-admin/storage";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUCKET } from "../../stack/config";
+import { stackAdminApp } from "../../stack/seedStack";
+import { firestore } from "../api/fixtures";
+import { BASES, call, idTokenFor } from "../helpers";
+import { mailSink, runId } from "../security/support";
+
+const r = runId();
+const jobs = (target = "/tenant/acme-north") => `${BASES.print.functionUrl}${target}/print-jobs`;
+const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
+
+/** Polls the job until it has finished (its chunks run on the queue: seconds here). */
+async function finished(token: string, statusUrl: string, target = "/tenant/acme-north", timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call(new URL(statusUrl, `${jobs(target)}`).href, { auth: { bearer: token } });
+    expect(res.status, res.text).toBe(200);
+    if (res.json.data.finishedAt !== null) return res.json.data;
+    if (Date.now() > deadline) throw new Error(`job still ${res.json.data.status} after ${timeoutMs} ms: ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** The ZIP's entries, unpacked by Info-ZIP's unzip. */
+async function unzipped(url: string): Promise<{ names: string[]; read: (name: string) => Buffer; cleanup: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), "job-"));
+  writeFileSync(join(dir, "out.zip"), Buffer.from(await (await fetch(url, { signal: AbortSignal.timeout(30_000) })).arrayBuffer()));
+  execFileSync("unzip", ["-q", "out.zip", "-d", "x"], { cwd: dir });
+  return { names: readdirSync(join(dir, "x")).sort(), read: (name) => readFileSync(join(dir, "x", name)), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+describe("print jobs", () => {
+  let reader: string;
+  let southReader: string;
+  const created: string[] = [];
+  beforeAll(async () => {
+    [reader, southReader] = await Promise.all([idTokenFor("north-reader@acme.test"), idTokenFor("south-admin@acme.test")]);
+  });
+  afterAll(async () => {
+    await Promise.all(created.map((path) => firestore().doc(path).delete()));
+  });
+
+  it("prints the named instances into one ZIP whose manifest names each once; a missing one is a listed failure, not a lost one", async () => {
+    const ids = ["inspection-short", "multilingual", `missing-${r}`, "script-rtl"];
+    const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids } });
+    expect(res.status, res.text).toBe(202);
+    expect(res.json.data).toMatchObject({ status: "queued", total: 4 });
+    const { jobId, statusUrl } = res.json.data;
+    expect(res.headers.get("location")).toBe(statusUrl);
+    expect(statusUrl).toBe(`print-jobs/${jobId}`);
+
+    const job = await finished(reader, statusUrl);
+    expect(job).toMatchObject({ jobId, status: "completed_with_failures", total: 4, done: 3, failed: 1, output: "zip" });
+    expect(job.failures).toEqual([{ objectInstanceId: `missing-${r}`, status: 404, reason: `Object instance 'missing-${r}' does not exist in this target.` }]);
+    expect(job.result.storagePath).toBe(`generated-pdfs/tenants/acme-north/jobs/${jobId}/${jobId}.zip`);
+
+    const zip = await unzipped(job.result.downloadUrl);
+    try {
+      const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
+      expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(ids);
+      expect(manifest.documents[2]).toEqual({ objectInstanceId: `missing-${r}`, status: 404, reason: expect.stringContaining("does not exist") });
+      const files = manifest.documents.filter((d: { file?: string }) => d.file).map((d: { file: string }) => d.file);
+      expect(zip.names).toEqual([...files, "manifest.json"].sort());
+      expect(files[0]).toBe("inspection-short Boiler Inspection B-12.pdf");
+      const dir = mkdtempSync(join(tmpdir(), "pdf-"));
+      for (const file of files) {
+        writeFileSync(join(dir, "x.pdf"), zip.read(file));
+        expect(execFileSync("pdfinfo", [join(dir, "x.pdf")], { encoding: "utf8" }), file).toMatch(/Tagged:\s+yes/);
+      }
+      writeFileSync(join(dir, "x.pdf"), zip.read(files[0]));
+      expect(execFileSync("pdftotext", [join(dir, "x.pdf"), "-"], { encoding: "utf8" })).toContain("Boiler Inspection B-12");
+      rmSync(dir, { recursive: true, force: true });
+    } finally {
+      zip.cleanup();
+    }
+    // The chunks' PDFs are gone once the archive holds them.
+    expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${jobId}/parts/` }))[0]).toEqual([]);
+  }, 120_000);
+
+  it("splits a job into chunks of 50 on the queue and prints every document once; the same Idempotency-Key and body answer the same job", async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `job-${r}-${String(i).padStart(3, "0")}`);
+    const batch = firestore().batch();
+    for (const [i, id] of ids.entries()) {
+      const path = `tenants/acme-north/objectInstances/${id}`;
+      created.push(path);
+      batch.set(firestore().doc(path), { title: `Job document ${i}`, objectTypeName: "Bench", sections: [{ title: "S", fields: [{ label: "N", type: "number", value: i }] }] });
+    }
+    await batch.commit();
+    const key = `job-key-${r}`;
+    const start = () => call(jobs(), { method: "POST", auth: { bearer: reader }, headers: { "idempotency-key": key }, body: { objectInstanceIds: ids } });
+    const first = await start();
+    expect(first.status, first.text).toBe(202);
+    const again = await start();
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.data.jobId).toBe(first.json.data.jobId);
+    const other = await call(jobs(), { method: "POST", auth: { bearer: reader }, headers: { "idempotency-key": key }, body: { objectInstanceIds: ids.slice(1) } });
+    expect(other.status).toBe(422);
+
+    const job = await finished(reader, first.json.data.statusUrl);
+    expect(job).toMatchObject({ status: "succeeded", total: 120, done: 120, failed: 0, failures: [] });
+    const zip = await unzipped(job.result.downloadUrl);
+    try {
+      expect(zip.names).toHaveLength(121);
+      const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
+      expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(ids);
+      expect(new Set(manifest.documents.map((d: { file: string }) => d.file)).size).toBe(120);
+    } finally {
+      zip.cleanup();
+    }
+  }, 180_000);
+
+  // Cloud Tasks delivers at least once and retries a failed task: a chunk whose PDFs cannot be stored
+  // fails as a whole (503), and its retry prints every document once.
+  it("retries a chunk that failed because Storage did, and counts each document once", async (context) => {
+    if ((await mailSink("/faults")).status !== 200) return context.skip("needs the stack's JavaScript Storage emulator and its fault switch: skipped, not passed");
+    const ids = ["inspection-short", "multilingual"];
+    const setFaults = async (faults: unknown) => expect((await mailSink("/faults", { method: "PUT", body: faults })).status).toBe(200);
+    await setFaults({ storage: { mode: "unavailable", only: "uploads" } });
+    let jobId: string;
+    try {
+      const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids } });
+      expect(res.status, res.text).toBe(202);
+      jobId = res.json.data.jobId;
+      // The chunk's first attempt fails at its first upload; the queue backs off 5 s before the next.
+      const deadline = Date.now() + 20_000;
+      while ((await firestore().doc(`tenants/acme-north/printJobs/${jobId}`).get()).get("status") === "queued" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      const status = await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } });
+      expect(status.json.data).toMatchObject({ status: "running", done: 0, failed: 0, finishedAt: null });
+    } finally {
+      await setFaults({});
+    }
+    const job = await finished(reader, `print-jobs/${jobId}`);
+    expect(job).toMatchObject({ status: "succeeded", total: 2, done: 2, failed: 0 });
+    const zip = await unzipped(job.result.downloadUrl);
+    try {
+      const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
+      expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(ids);
+      expect(zip.names).toHaveLength(3);
+    } finally {
+      zip.cleanup();
+    }
+  }, 120_000);
+
+  it("refuses bad jobs and job ids with a 400 naming the problem, and shows a job only in its own target", async () => {
+    const post = (body: unknown) => call(jobs(), { method: "POST", auth: { bearer: reader }, body });
+    for (const [body, message] of [
+      [{}, /objectInstanceIds/],
+      [{ objectInstanceIds: [] }, /objectInstanceIds/],
+      [{ objectInstanceIds: ["a", "a"] }, /twice/],
+      [{ objectInstanceIds: ["a/b"] }, /not a valid id/],
+      [{ objectInstanceIds: Array.from({ length: 10_001 }, (_, i) => `d${i}`) }, /objectInstanceIds/],
+      [{ objectInstanceIds: ["a"], output: "tar" }, /output/],
+      [{ objectInstanceIds: ["a"], extra: 1 }, /extra/],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(res.json.message).toMatch(message);
+    }
+    const started = await post({ objectInstanceIds: ["inspection-short"] });
+    expect(started.status).toBe(202);
+    const { jobId } = started.json.data;
+    expect((await call(`${jobs()}/..`, { auth: { bearer: reader } })).status).toBeGreaterThanOrEqual(400);
+    expect((await call(`${jobs()}/__x__`, { auth: { bearer: reader } })).status).toBe(400);
+    expect((await call(`${jobs()}/unknown-${r}`, { auth: { bearer: reader } })).status).toBe(404);
+    // Another tenant's caller: its own tenant has no such job (404); the job's tenant is not theirs (401).
+    {
+      expect((await call(`${jobs("/tenant/acme-south")}/${jobId}`, { auth: { bearer: southReader } })).status).toBe(404);
+      expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: southReader } })).status).toBe(401);
+    }
+    await finished(reader, `print-jobs/${jobId}`);
+  }, 120_000);
+});
