@@ -38,6 +38,11 @@ export const params = {
     default: 120,
     description: "New PDFs (renders that miss the stored ones) one user may cause per hour, over every target; beyond it print and send-pdf answer 429.",
   }),
+  /** Documents printed in print jobs per target per day: a job is up to 10,000 renders of the shared queue. */
+  jobDocumentsPerTargetPerDay: defineInt("JOB_DOCUMENTS_PER_TARGET_PER_DAY", {
+    default: 50_000,
+    description: "Documents one target may ask print jobs for per day (each job's count is spent when it is created); beyond it POST print-jobs answers 429.",
+  }),
   /** Logo uploads per target per day (failed ones too): each is up to 1 MB of Storage. */
   logoUploadsPerTargetPerDay: defineInt("LOGO_UPLOADS_PER_TARGET_PER_DAY", {
     default: 20,

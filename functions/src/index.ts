@@ -29,6 +29,6 @@ export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: 
  */
 export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTIONS.printJobTask, ...PRINT_JOB_QUEUE }, async (req) => {
   const { handleJobTask } = await import("./print/jobs/task.js");
-  await handleJobTask(req.data);
+  await handleJobTask(req.data, req.retryCount >= PRINT_JOB_QUEUE.retryConfig.maxAttempts - 1);
 });
 

@@ -85,10 +85,10 @@ export function contentDisposition(title: string): string {
  * bounded by STORAGE_DEADLINE_MS: the Storage client retries a failing server for about 18 s and
  * waits for a silent one far longer.
  */
-export async function storageCall<T>(operation: () => Promise<T>): Promise<T> {
+export async function storageCall<T>(operation: () => Promise<T>, deadlineMs = STORAGE_DEADLINE_MS): Promise<T> {
   countBackendCall("storage");
   try {
-    return await withDeadline(operation(), STORAGE_DEADLINE_MS, () => new Error(`no answer within ${STORAGE_DEADLINE_MS} ms`));
+    return await withDeadline(operation(), deadlineMs, () => new Error(`no answer within ${deadlineMs} ms`));
   } catch (error) {
     logs.storageFailed(error);
     throw new HttpError(503, "Cloud Storage is unavailable; try again shortly.");
@@ -96,7 +96,7 @@ export async function storageCall<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 /** The instance's title, as printed and as named in mail and file names. */
-const titleOf = (stored: FirebaseFirestore.DocumentData) => String(plainData(stored.title, firestoreSdk()) ?? "Untitled");
+export const titleOf = (stored: FirebaseFirestore.DocumentData) => String(plainData(stored.title, firestoreSdk()) ?? "Untitled");
 
 /** The instance as the renderer takes it: plain data within the renderer's limits (422 otherwise). */
 function printable(stored: FirebaseFirestore.DocumentData): PrintableInstance {

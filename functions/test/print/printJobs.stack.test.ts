@@ -6,8 +6,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Timestamp } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quotaDocumentPath } from "../../src/print/rateLimit";
 import { BUCKET } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
@@ -150,6 +152,35 @@ describe("print jobs", () => {
       zip.cleanup();
     }
   }, 120_000);
+
+  it("bounds a target: 3 jobs queued or running at once, and its documents a day (429 with Retry-After, nothing queued)", async () => {
+    const target = "tenants/acme-north";
+    const jobsOf = firestore().collection(`${target}/printJobs`);
+    const fake = (i: number, createdAt: Date) => jobsOf.doc(`bound-${r}-${i}`).set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.fromDate(createdAt) });
+    // Three running; a fourth stuck for 7 hours does not count (its instance died before it enqueued anything).
+    await Promise.all([fake(0, new Date()), fake(1, new Date()), fake(2, new Date()), fake(3, new Date(Date.now() - 7 * 3_600_000))]);
+    const before = (await jobsOf.get()).size;
+    try {
+      const refused = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short"] } });
+      expect(refused.status, refused.text).toBe(429);
+      expect(refused.json.message).toBe("At most 3 print jobs of a target may be queued or running; try again when one has finished.");
+      expect(refused.headers.get("retry-after")).toBe("30");
+      expect((await jobsOf.get()).size).toBe(before);
+    } finally {
+      await Promise.all([0, 1, 2, 3].map((i) => jobsOf.doc(`bound-${r}-${i}`).delete()));
+    }
+    // The documents of a day, spent when a job is created: this target's counter as if it had printed all day.
+    const counter = firestore().doc(quotaDocumentPath("jobDocuments", target));
+    await counter.set({ action: "jobDocuments", windowStart: Timestamp.now(), count: 9_999_999, expiresAt: Timestamp.fromMillis(Date.now() + 86_400_000) });
+    try {
+      const refused = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short", "multilingual"] } });
+      expect(refused.status, refused.text).toBe(429);
+      expect(refused.json.message).toMatch(/^At most \d+ documents a day in print jobs of a target; try again in \d+ s\.$/);
+      expect((await jobsOf.get()).size).toBe(before - 4);
+    } finally {
+      await counter.delete();
+    }
+  });
 
   it("refuses bad jobs and job ids with a 400 naming the problem, and shows a job only in its own target", async () => {
     const post = (body: unknown) => call(jobs(), { method: "POST", auth: { bearer: reader }, body });

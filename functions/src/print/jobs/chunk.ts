@@ -4,39 +4,60 @@
 // under the same names and the same result, counted once because it is set, never added.
 
 import { db, defaultBucket } from "../../firebase";
-import { firestoreCall } from "../../http/deadline";
+import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { renderStoredInstance, storageCall } from "../documents";
+import { renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, type ChunkDocument, type JobDocument, type JobFailure, type JobFile } from "./model";
+import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
-/** Runs chunk `index` of a job, then enqueues the job's finishing task if every chunk has run. */
-export async function runChunk(target: string, jobId: string, index: number): Promise<void> {
-  const [jobSnap, chunkSnap] = await firestoreCall(() => db().getAll(db().doc(jobPath(target, jobId)), db().doc(chunkPath(target, jobId, index))));
+/** Characters of a title a chunk keeps (its file's name uses 80): 50 of them stay far from a document's 1 MiB. */
+const TITLE_KEPT = 200;
+
+/**
+ * Runs chunk `index` of a job, then enqueues the job's finishing task if every chunk has run. On
+ * the queue's last attempt a chunk that still fails as a whole (the platform down all along) is
+ * finished all the same, its documents not printed yet each a failure with the reason: no job waits
+ * forever for a chunk the queue gave up on.
+ */
+export async function runChunk(target: string, jobId: string, index: number, lastAttempt: boolean): Promise<void> {
+  const jobRef = db().doc(jobPath(target, jobId));
+  const [jobSnap, chunkSnap] = await firestoreCall(() => db().getAll(jobRef, db().doc(chunkPath(target, jobId, index))));
   if (!jobSnap.exists || !chunkSnap.exists) return logs.jobTaskIgnored(jobId, "no such job or chunk");
   const job = jobSnap.data() as JobDocument;
   const chunk = chunkSnap.data() as ChunkDocument;
   if (FINAL_STATUSES.includes(job.status)) return logs.jobTaskIgnored(jobId, `the job is ${job.status}`);
   if (!chunk.finished) {
-    if (job.status === "queued") await firestoreCall(() => jobSnap.ref.update({ status: "running" }));
-    const { files, failures } = await printChunk(target, jobId, index, job, chunk.ids);
-    await firestoreCall(() => chunkSnap.ref.update({ finished: true, files, failures }));
+    // Only queued becomes running, on the state as it is now (a job finished meanwhile stays finished).
+    if (job.status === "queued") {
+      await firestoreTransaction(async (tx) => {
+        if ((await tx.get(jobRef)).get("status") === ("queued" satisfies JobStatus)) tx.update(jobRef, { status: "running" });
+      });
+    }
+    const result: { files: JobFile[]; failures: JobFailure[] } = { files: [], failures: [] };
+    try {
+      await printChunk(target, jobId, index, job, chunk.ids, result);
+    } catch (error) {
+      if (!lastAttempt) throw error;
+      const reason = error instanceof HttpError ? error.message : "The print service failed.";
+      const handled = new Set([...result.files, ...result.failures].map((d) => d.objectInstanceId));
+      for (const objectInstanceId of chunk.ids) if (!handled.has(objectInstanceId)) result.failures.push({ objectInstanceId, status: 503, reason: `Not printed after the queue's last attempt: ${reason}` });
+    }
+    await firestoreCall(() => chunkSnap.ref.update({ finished: true, ...result }));
   }
   await finishIfLast(target, jobId, job.chunks);
 }
 
-async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[]): Promise<{ files: JobFile[]; failures: JobFailure[] }> {
+/** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
+async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[], result: { files: JobFile[]; failures: JobFailure[] }): Promise<void> {
   const refs = ids.map((id) => db().doc(`${target}/objectInstances/${id}`));
   const instances = await firestoreCall(() => db().getAll(...refs));
-  const files: JobFile[] = [];
-  const failures: JobFailure[] = [];
   for (const instance of instances) {
     const objectInstanceId = instance.id;
     if (!instance.exists) {
-      failures.push({ objectInstanceId, status: 404, reason: `Object instance '${objectInstanceId}' does not exist in this target.` });
+      result.failures.push({ objectInstanceId, status: 404, reason: `Object instance '${objectInstanceId}' does not exist in this target.` });
       continue;
     }
     try {
@@ -45,14 +66,15 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
       const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings);
       const storagePath = `${jobFolder(target, jobId)}/parts/${String(index).padStart(5, "0")}/${objectInstanceId}.pdf`;
       await storageCall(() => defaultBucket().file(storagePath).save(Buffer.from(pdf.bytes), { resumable: false, contentType: "application/pdf" }));
-      files.push({ objectInstanceId, storagePath, title: String(stored.title ?? "") });
+      result.files.push({ objectInstanceId, storagePath, title: titleOf(stored).slice(0, TITLE_KEPT) });
     } catch (error) {
-      // A platform failure (503) fails the task, which the queue retries; what the instance causes is its failure.
-      if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
-      failures.push({ objectInstanceId, status: error.statusCode, reason: error.message });
+      // A platform failure (503) fails the chunk, which the queue retries; what the instance causes is its own failure.
+      if (error instanceof HttpError && error.statusCode >= 500) throw error;
+      if (!(error instanceof HttpError)) logs.unexpectedError(error);
+      const answer = error instanceof HttpError ? error : new HttpError(422, "The object instance could not be printed.");
+      result.failures.push({ objectInstanceId, status: answer.statusCode, reason: answer.message });
     }
   }
-  return { files, failures };
 }
 
 /**

@@ -3,15 +3,14 @@
 // twice writes the same archive (entries in chunk order, fixed times) and changes nothing once the
 // job is final, but deletes what parts are left.
 
-import { randomUUID } from "node:crypto";
-import { PassThrough } from "node:stream";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
-import { isEmulator } from "../../config";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import * as logs from "../../logs";
-import { safeFileName, storageCall } from "../documents";
+import { storageCall } from "../documents";
+import { archiveNames } from "./names";
 import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 export async function finishJob(target: string, jobId: string): Promise<void> {
@@ -25,7 +24,8 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
     if (chunks.some((c) => !c?.finished)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
     const files = chunks.flatMap((c) => c!.files ?? []);
     const failures = chunks.flatMap((c) => c!.failures ?? []);
-    const result = files.length > 0 ? await writeArchive(target, jobId, job, chunks as ChunkDocument[], files, failures) : undefined;
+    // An archive even when nothing printed: its manifest says why for every document (the status lists 100).
+    const result = await writeArchive(target, jobId, job, chunks as ChunkDocument[], files, failures);
     const status: JobStatus = failures.length === 0 ? "succeeded" : files.length === 0 ? "failed" : "completed_with_failures";
     const { FieldValue } = firestoreSdk();
     // The final status and the result in one update, once: a second finishing task finds the job final.
@@ -37,44 +37,47 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
         done: files.length,
         failed: failures.length,
         failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed),
-        result: result ?? FieldValue.delete(),
+        result,
+        active: false,
         finishedAt: FieldValue.serverTimestamp(),
       });
     });
     logs.printJobFinished(jobId, status, files.length, failures.length);
   }
-  await storageCall(() => defaultBucket().deleteFiles({ prefix: `${jobFolder(target, jobId)}/parts/` }));
+  await storageCall(() => defaultBucket().deleteFiles({ prefix: `${jobFolder(target, jobId)}/parts/` }), JOB_STORAGE_DEADLINE_MS);
 }
+
+/**
+ * The bound of a job's long Storage work (the archive streamed, the parts deleted): a few minutes for
+ * 10,000 documents, within the task function's 540 s (the 10 s of a single call would fail every job
+ * of a few hundred documents, on every attempt).
+ */
+const JOB_STORAGE_DEADLINE_MS = 480_000;
 
 /** The ZIP: one PDF per printed instance in chunk order, and manifest.json naming every requested instance once. */
 async function writeArchive(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], files: JobFile[], failures: JobFailure[]) {
   const storagePath = `${jobFolder(target, jobId)}/${jobId}.zip`;
   const mtime = job.createdAt.toDate();
-  const names = new Map<string, string>();
-  const taken = new Set<string>();
-  for (const file of files) {
-    const base = `${file.objectInstanceId} ${file.title}`.trim();
-    let name = safeFileName(base);
-    for (let n = 2; taken.has(name); n++) name = safeFileName(`${base} (${n})`);
-    taken.add(name);
-    names.set(file.objectInstanceId, name);
-  }
+  const names = archiveNames(files);
   const failed = new Map(failures.map((f) => [f.objectInstanceId, f]));
   const manifest = chunks.flatMap((c) => c.ids.map((id) => (names.has(id) ? { objectInstanceId: id, file: names.get(id) } : { objectInstanceId: id, ...pick(failed.get(id)) })));
 
   const zip = new yazl.ZipFile();
-  // The emulator serves files by download token; production signs URLs.
-  const downloadToken = isEmulator() ? randomUUID() : undefined;
+  // The token was drawn when the job was created: two finishing tasks write the same object and name the same token.
+  const downloadToken = job.outputToken;
   const out = defaultBucket()
     .file(storagePath)
     .createWriteStream({ resumable: false, contentType: "application/zip", metadata: { contentDisposition: `attachment; filename="${jobId}.zip"`, metadata: { ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }) } } });
-  const written = storageCall(() => pipeline(zip.outputStream, out));
+  // yazl reports a part it could not read as an "error" of the archive: the upload is then abandoned (a simple upload is all or nothing).
+  zip.on("error", (error: Error) => out.destroy(error));
+  const written = storageCall(() => pipeline(zip.outputStream, out), JOB_STORAGE_DEADLINE_MS);
   for (const file of files) {
-    // Each PDF read only when the archive reaches it: one at a time, whatever the job's size.
+    // Each PDF read only when the archive reaches it, whole (a PDF is at most 20 MB), into a stream that cannot fail: one at a time, whatever the job's size.
     zip.addReadStreamLazy(names.get(file.objectInstanceId)!, { mtime, compress: false }, (done) => {
-      const through = new PassThrough();
-      defaultBucket().file(file.storagePath).createReadStream().on("error", (e) => through.destroy(e)).pipe(through);
-      done(null, through);
+      defaultBucket()
+        .file(file.storagePath)
+        .download()
+        .then(([bytes]) => done(null, Readable.from([bytes])), (error: Error) => done(error, undefined as never));
     });
   }
   zip.addBuffer(Buffer.from(`${JSON.stringify({ jobId, total: job.total, done: files.length, failed: failures.length, documents: manifest }, null, 2)}\n`), "manifest.json", { mtime });

@@ -23,6 +23,8 @@ export const PRINT_JOB_LIMITS = {
   chunkDocuments: 50,
   /** Failures a job's status lists (all of them are in the ZIP's manifest). */
   failuresListed: 100,
+  /** Jobs of one target queued or running at once: one tenant cannot fill the shared queue with many. */
+  activePerTarget: 3,
 } as const;
 
 /** queued: tasks enqueued, none run yet; running: a chunk ran; then one of the final states. */
@@ -64,6 +66,12 @@ export interface JobDocument {
   result?: { storagePath: string; sizeBytes: number; downloadToken?: string };
   /** The request's hash, for Idempotency-Key replays. */
   requestHash?: string;
+  /** Emulator only: the download token of the output, drawn once (a production URL is signed). */
+  outputToken?: string;
+  /** Production: the output's signed URL while it has more than 5 minutes left (a poll must not cost a signBlob each time). */
+  signedUrl?: { url: string; expiresAt: string };
+  /** True while queued or running: what the per-target bound counts. */
+  active?: boolean;
 }
 
 /** A chunk document: its ids, and once its task ran, what became of each. */

@@ -5,12 +5,13 @@ import { runChunk } from "./chunk";
 import { finishJob } from "./finish";
 import { jobTaskSchema } from "./model";
 
-export async function handleJobTask(data: unknown): Promise<void> {
+/** `lastAttempt`: the queue will not retry this task if it fails (its retryCount reached maxAttempts - 1). */
+export async function handleJobTask(data: unknown, lastAttempt: boolean): Promise<void> {
   const parsed = jobTaskSchema.safeParse(data);
   // Only Cloud Tasks calls this function, but a payload that is not a task is dropped, never retried.
   if (!parsed.success) return logs.jobTaskIgnored("(unknown)", "not a print-job task");
   const { target, jobId, chunk, finish } = parsed.data;
   if (finish) return finishJob(target, jobId);
   if (chunk === undefined) return logs.jobTaskIgnored(jobId, "neither a chunk nor the finish");
-  return runChunk(target, jobId, chunk);
+  return runChunk(target, jobId, chunk, lastAttempt);
 }

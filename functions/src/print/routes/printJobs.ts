@@ -1,15 +1,16 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { audit } from "../../audit";
-import { isEmulator } from "../../config";
+import { HOUR_MS, isEmulator, params } from "../../config";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest, notFound } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
-import { chunkPath, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
+import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
 import { enqueueJobTasks } from "../jobs/queue";
+import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
@@ -59,14 +60,17 @@ export const createPrintJob = defineRoute({
   },
   errors: {
     422: "This Idempotency-Key was used for another request.",
+    429: "The target has 3 print jobs queued or running, or printed JOB_DOCUMENTS_PER_TARGET_PER_DAY documents in jobs today; Retry-After says when to try again.",
     503: "The print-job queue or Cloud Storage is unavailable.",
   },
   async handle({ access, caller, body, req, res }) {
     const { objectInstanceIds: ids, output, ...overrides } = body;
     const settings = effectiveSettings(access.chain, overrides);
-    const requestHash = createHash("sha256").update(JSON.stringify([ids, output, settings])).digest("hex");
+    // The request as sent (not the settings it resolved to: a replay after an administrator changed them is the same request).
+    const requestHash = createHash("sha256").update(JSON.stringify([ids, output, overrides])).digest("hex");
     const key = req.get("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
+    await assertJobBounds(access.path, ids.length, key === undefined);
     // With a key, the job's id is made from it: the same key is the same job, whatever instance answers.
     const jobId = key === undefined ? randomBytes(12).toString("hex") : createHash("sha256").update(`${caller.uid}\u0000${access.path}\u0000${key}`).digest("hex").slice(0, 24);
     const jobRef = db().doc(jobPath(access.path, jobId));
@@ -76,7 +80,19 @@ export const createPrintJob = defineRoute({
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
       if (earlier.exists) return earlier.data() as JobDocument;
-      const job: JobDocument = { status: "queued", total: ids.length, chunks, output, settings, targetName: String(access.chain.at(-1)!.data.name ?? ""), createdBy: caller.uid, createdAt: Timestamp.now(), requestHash };
+      const job: JobDocument = {
+        status: "queued",
+        active: true,
+        total: ids.length,
+        chunks,
+        output,
+        settings,
+        targetName: String(access.chain.at(-1)!.data.name ?? ""),
+        createdBy: caller.uid,
+        createdAt: Timestamp.now(),
+        requestHash,
+        ...(isEmulator() && { outputToken: randomUUID() }),
+      };
       tx.create(jobRef, job);
       for (let i = 0; i < chunks; i++) {
         tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false });
@@ -85,13 +101,14 @@ export const createPrintJob = defineRoute({
     });
     if (existing && existing.requestHash !== requestHash) throw new HttpError(422, "This Idempotency-Key was used for another request; use a new key for a new job.");
     if (existing) res.set("Idempotent-Replayed", "true");
-    // Enqueued again on a replay: a task that exists already is not added twice, one that is missing is.
-    if (!existing || existing.status === "queued") {
+    // Enqueued again on a replay of an unfinished job: a task that exists already is not added twice,
+    // one whose enqueue failed the first time is (a chunk that ran already does nothing more).
+    if (!existing || !FINAL_STATUSES.includes(existing.status)) {
       try {
         await enqueueJobTasks(Array.from({ length: chunks }, (_, chunk) => ({ target: access.path, jobId, chunk })));
       } catch (error) {
         // A job whose tasks could not all be enqueued never runs: its key is retried as is, else it is marked failed.
-        if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", finishedAt: Timestamp.now() })).catch(() => undefined);
+        if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", active: false, finishedAt: Timestamp.now() })).catch(() => undefined);
         throw error;
       }
     }
@@ -150,7 +167,7 @@ export const getPrintJob = defineRoute({
         failed += (chunk.get("failures") as unknown[] | undefined)?.length ?? 0;
       }
     }
-    const url = job.result && (await resultUrl(job.result));
+    const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
     return {
       message: `Print job ${job.status}.`,
@@ -170,9 +187,40 @@ export const getPrintJob = defineRoute({
   },
 });
 
-/** The output's URL: the emulator's download-token URL, or a URL signed for 15 minutes. */
-async function resultUrl(result: NonNullable<JobDocument["result"]>) {
+/**
+ * The output's URL: the emulator's download-token URL, or a URL signed for 15 minutes, signed once and
+ * reused while it has more than 5 minutes left (each signature is an IAM signBlob call).
+ */
+async function resultUrl(job: JobDocument, jobRef: FirebaseFirestore.DocumentReference, now = Date.now()) {
+  const result = job.result!;
   const file = defaultBucket().file(result.storagePath);
   if (isEmulator()) return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), file.bucket.name, result.storagePath, result.downloadToken ?? "");
-  return storageCall(() => signedReadUrl(file));
+  if (job.signedUrl && Date.parse(job.signedUrl.expiresAt) - now > REUSE_SIGNED_URL_MS) return job.signedUrl;
+  const signed = await storageCall(() => signedReadUrl(file, now));
+  // Kept for the next poll; a failure to keep it costs only the next poll a signature.
+  await firestoreCall(() => jobRef.update({ signedUrl: signed })).catch(() => undefined);
+  return signed;
+}
+
+const REUSE_SIGNED_URL_MS = 5 * 60 * 1000;
+
+/** A job takes minutes (10,000 documents: under a minute of rendering on ten instances); one active for 6 hours is stuck. */
+const STALE_JOB_MS = 6 * HOUR_MS;
+
+/**
+ * A target's bounds (429 with Retry-After beyond them): at most PRINT_JOB_LIMITS.activePerTarget jobs
+ * queued or running, and JOB_DOCUMENTS_PER_TARGET_PER_DAY documents a day (spent here, before any
+ * work). A burst may overshoot the first by the requests in flight. A replay with an Idempotency-Key
+ * is bounded when it first came.
+ */
+async function assertJobBounds(targetPath: string, documents: number, fresh: boolean): Promise<void> {
+  if (!fresh) return;
+  const active = await firestoreCall(() => db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20).get());
+  // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it does not count.
+  const running = active.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS);
+  if (running.length >= PRINT_JOB_LIMITS.activePerTarget) {
+    throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
+  }
+  const max = params.jobDocumentsPerTargetPerDay.value();
+  await consumeQuotas([{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
 }

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { archiveNames } from "../../src/print/jobs/names";
+
+const file = (objectInstanceId: string, title: string) => ({ objectInstanceId, title, storagePath: `parts/${objectInstanceId}.pdf` });
+
+describe("archiveNames (a print job's file names in its ZIP)", () => {
+  it("names each PDF by its instance id and title, safe everywhere", () => {
+    expect([...archiveNames([file("inspection-short", "Boiler Inspection B-12"), file("x", "Prüfbericht: Kessel/Ofen")]).values()]).toEqual(["inspection-short Boiler Inspection B-12.pdf", "x Prufbericht_ Kessel_Ofen.pdf"]);
+  });
+
+  it("keeps names unique where cutting to 80 characters or case would make two one (and terminates)", () => {
+    const long = "x".repeat(80);
+    const names = archiveNames([file(`${long}1`, ""), file(`${long}2`, ""), file(`${long}3`, ""), file("A1", "T"), file("a1", "T"), file("Prüfung-1", "t".repeat(90)), file("Prufung-1", "t".repeat(90))]);
+    const all = [...names.values()];
+    expect(new Set(all.map((n) => n.toLowerCase())).size).toBe(all.length);
+    for (const name of all) expect(name.length).toBeLessThanOrEqual(84);
+    expect(names.get(`${long}2`)).toMatch(/ \(2\)\.pdf$/);
+    expect(names.get("a1")).toBe("a1 T (2).pdf");
+  });
+});
