@@ -15,7 +15,7 @@ import { currentRequestId } from "./http/requestContext";
 /** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
 export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
 
-export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created"] as const;
+export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created", "print_job.cancelled", "print_job.finished"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditInput {
@@ -25,7 +25,15 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
-function event(access: Access, caller: Caller, input: AuditInput) {
+/**
+ * Where an event goes: the target's path and its chain, root first (an Access; or what a print job
+ * kept of it, for the events its tasks write after the request).
+ */
+export type AuditScope = Pick<Access, "path"> & { chain: readonly { path: string }[] };
+/** Who did it: the caller, or the one who created a print job. */
+export type AuditActor = Pick<Caller, "uid" | "scheme">;
+
+function event(access: AuditScope, caller: AuditActor, input: AuditInput) {
   const { FieldValue, Timestamp } = firestoreSdk();
   return {
     at: FieldValue.serverTimestamp(),
@@ -40,19 +48,19 @@ function event(access: Access, caller: Caller, input: AuditInput) {
 }
 
 /** The event's document in the trail of the target and of each target above it, under one new id. */
-function eventRefs(access: Access) {
+function eventRefs(access: AuditScope) {
   const id = db().collection("auditEvents").doc().id;
   return access.chain.map((node) => db().doc(`${node.path}/auditEvents/${id}`));
 }
 
 /** Records the event in the route's own transaction: the change and its event commit together or not at all. */
-export function auditInTransaction(tx: Transaction, access: Access, caller: Caller, input: AuditInput): void {
+export function auditInTransaction(tx: Transaction, access: AuditScope, caller: AuditActor, input: AuditInput): void {
   const data = event(access, caller, input);
   for (const ref of eventRefs(access)) tx.create(ref, data);
 }
 
 /** Records the event of a PDF that left the service (one batch, after the fact). */
-export async function audit(access: Access, caller: Caller, input: AuditInput): Promise<void> {
+export async function audit(access: AuditScope, caller: AuditActor, input: AuditInput): Promise<void> {
   const data = event(access, caller, input);
   const batch = db().batch();
   for (const ref of eventRefs(access)) batch.create(ref, data);

@@ -17,6 +17,8 @@ import { BASES, call, idTokenFor } from "../helpers";
 import { mailSink, runId } from "../security/support";
 
 const r = runId();
+/** Instances test 2 stores in acme-north (and later tests use). */
+const MANY = Array.from({ length: 120 }, (_, i) => `job-${r}-${String(i).padStart(3, "0")}`);
 const jobs = (target = "/tenant/acme-north") => `${BASES.print.functionUrl}${target}/print-jobs`;
 const bucket = () => getStorage(stackAdminApp()).bucket(BUCKET);
 
@@ -84,12 +86,16 @@ describe("print jobs", () => {
     } finally {
       zip.cleanup();
     }
+    // The job's end is on the trail, once, with its counts.
+    const admin = await idTokenFor("north-admin@acme.test");
+    const trail = await call(`${BASES.api.functionUrl}/tenant/acme-north/audit-events?action=print_job.finished&subject=${jobId}`, { auth: { bearer: admin } });
+    expect(trail.json.data).toEqual([expect.objectContaining({ actor: { uid: "north-reader", scheme: "bearer" }, details: { status: "completed_with_failures", total: 4, done: 3, failed: 1 } })]);
     // The chunks' PDFs are gone once the archive holds them.
     expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${jobId}/parts/` }))[0]).toEqual([]);
   }, 120_000);
 
   it("splits a job into chunks of 50 on the queue and prints every document once; the same Idempotency-Key and body answer the same job", async () => {
-    const ids = Array.from({ length: 120 }, (_, i) => `job-${r}-${String(i).padStart(3, "0")}`);
+    const ids = MANY;
     const batch = firestore().batch();
     for (const [i, id] of ids.entries()) {
       const path = `tenants/acme-north/objectInstances/${id}`;
@@ -152,6 +158,49 @@ describe("print jobs", () => {
       zip.cleanup();
     }
   }, 120_000);
+
+  it("cancels a job that has not ended: it ends cancelled at once with what was done and no result, and stays so", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
+    expect(started.status, started.text).toBe(202);
+    const { jobId } = started.json.data;
+    const cancel = () => call(`${jobs()}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    const cancelled = await cancel();
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.json.data).toMatchObject({ jobId, status: "cancelled", total: 120 });
+    expect(cancelled.json.data.done + cancelled.json.data.failed).toBeLessThanOrEqual(120);
+    expect((await cancel()).json).toMatchObject({ message: "Print job was already cancelled.", data: { status: "cancelled" } });
+    // Its chunks, dispatched or not, stop or do nothing: seconds later it is still cancelled, with no archive.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const job = (await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data;
+    expect(job).toMatchObject({ status: "cancelled", done: cancelled.json.data.done, failed: cancelled.json.data.failed });
+    expect(job.result).toBeUndefined();
+    expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${jobId}/${jobId}.zip` }))[0]).toEqual([]);
+    // A job that has ended cannot be cancelled; an unknown one is 404.
+    const small = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short"] } });
+    await finished(reader, small.json.data.statusUrl);
+    const late = await call(`${jobs()}/${small.json.data.jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    expect([late.status, late.json.message]).toEqual([409, "The print job has ended (succeeded): there is nothing to cancel."]);
+    expect((await call(`${jobs()}/unknown-${r}/cancel`, { method: "POST", auth: { bearer: reader } })).status).toBe(404);
+    // Its trail: created, then cancelled by the reader.
+    const admin = await idTokenFor("north-admin@acme.test");
+    const trail = await call(`${BASES.api.functionUrl}/tenant/acme-north/audit-events?subject=${jobId}`, { auth: { bearer: admin } });
+    expect(trail.json.data.map((e: { action: string }) => e.action)).toEqual(["print_job.cancelled", "print_job.created"]);
+  }, 120_000);
+
+  it("lists the target's jobs newest first, a page at a time; a token continues only its own target's list", async () => {
+    const page1 = await call(`${jobs()}?limit=2`, { auth: { bearer: reader } });
+    expect(page1.status, page1.text).toBe(200);
+    expect(page1.json.data).toHaveLength(2);
+    const [a, b] = page1.json.data;
+    expect(Date.parse(a.createdAt)).toBeGreaterThanOrEqual(Date.parse(b.createdAt));
+    const page2 = await call(`${jobs()}?limit=2&pageToken=${page1.json.nextPageToken}`, { auth: { bearer: reader } });
+    expect(page2.status).toBe(200);
+    expect(page2.json.data.map((j: { jobId: string }) => j.jobId)).not.toContain(a.jobId);
+    expect(Date.parse(page2.json.data[0].createdAt)).toBeLessThanOrEqual(Date.parse(b.createdAt));
+    const foreign = await call(`${jobs("/tenant/acme-south")}?pageToken=${page1.json.nextPageToken}`, { auth: { bearer: southReader } });
+    expect([foreign.status, foreign.json.message]).toEqual([400, expect.stringContaining("'pageToken'")]);
+    expect((await call(`${jobs()}?limit=0`, { auth: { bearer: reader } })).status).toBe(400);
+  });
 
   it("bounds a target: 3 jobs queued or running at once, and its documents a day (429 with Retry-After, nothing queued)", async () => {
     const target = "tenants/acme-north";

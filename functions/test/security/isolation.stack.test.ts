@@ -317,6 +317,7 @@ const ROUTES: MatrixRoute[] = [
   },
   {
     name: "print-jobs",
+    lane: "print jobs",
     function: "print",
     method: "POST",
     suffix: "/print-jobs",
@@ -334,6 +335,7 @@ const ROUTES: MatrixRoute[] = [
   },
   {
     name: "print-job status",
+    lane: "print jobs",
     function: "print",
     method: "GET",
     suffix: `/print-jobs/iso-job-${r}`,
@@ -344,6 +346,38 @@ const ROUTES: MatrixRoute[] = [
         .doc(`${node.path}/printJobs/iso-job-${r}`)
         .set({ status: "succeeded", total: 1, chunks: 1, output: "zip", settings: {}, targetName: node.id, createdBy: "iso", createdAt: Timestamp.now(), finishedAt: Timestamp.now(), done: 1, failed: 0, failures: [] })),
     verify: async (res) => same([res.json?.data?.jobId, res.json?.data?.status], [`iso-job-${r}`, "succeeded"], "job"),
+  },
+  {
+    name: "print-jobs list",
+    lane: "print jobs",
+    function: "print",
+    method: "GET",
+    suffix: "/print-jobs?limit=100",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    // Only the target's own jobs (the status row's prepared job among them), never another's.
+    async verify(res, node) {
+      const own = new Set((await db().collection(`${node.path}/printJobs`).get()).docs.map((d) => d.id));
+      const listed = ((res.json?.data ?? []) as { jobId: string }[]).map((j) => j.jobId);
+      return listed.length > 0 && listed.every((id) => own.has(id)) ? undefined : `listed ${JSON.stringify(listed)}`;
+    },
+    prepare: async (node) => void (await db().doc(`${node.path}/printJobs/iso-list-${r}`).set({ status: "succeeded", total: 1, chunks: 0, output: "zip", createdAt: Timestamp.now(), done: 1, failed: 0 })),
+  },
+  {
+    name: "print-job cancel",
+    lane: "print jobs",
+    function: "print",
+    method: "POST",
+    suffix: `/print-jobs/iso-cancel-${r}/cancel`,
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    prepare: async (node) => void (await db().doc(`${node.path}/printJobs/iso-cancel-${r}`).set({ status: "queued", active: true, total: 1, chunks: 0, output: "zip", createdAt: Timestamp.now() })),
+    async verify(res, node) {
+      const job = db().doc(`${node.path}/printJobs/iso-cancel-${r}`);
+      const status = (await job.get()).get("status");
+      await job.set({ status: "queued", active: true, total: 1, chunks: 0, output: "zip", createdAt: Timestamp.now() });
+      return same([res.json?.data?.status, status], ["cancelled", "cancelled"], "cancelled");
+    },
   },
   {
     name: "print-settings",
@@ -607,28 +641,31 @@ describe("tenant isolation matrix (generated from the rules)", () => {
     const failures: string[] = [];
     const byStatus = new Map<number, number>();
     let n = 0;
+    // One lane at a time per group, as in the matrix: the functions emulator starts a worker per request in flight.
     await Promise.all(
-      ROUTES.map(async (route) => {
-        for (const form of UNKNOWN_FORMS) {
-          for (const caller of callers) {
-            const want = expectedUnknown(form, caller);
-            const headers: Record<string, string> = {};
-            if (caller.uid) headers.authorization = n++ % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
-            const body = sent(route);
-            if (body) headers["content-type"] = body.contentType;
-            const res = await rawRequest({
-              method: route.method,
-              origin: route.function === "api" ? URLS.api : URLS.print,
-              path: `/${route.function}${form.path}${route.suffix}`,
-              headers,
-              body: body?.bytes,
-            });
-            byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
-            const where = `${route.name} ${form.path} (${form.why}) by ${caller.label}`;
-            const problem = res.status !== want.status ? `status ${res.status}, expected ${want.status}: ${res.text.slice(0, 200)}` : (errorBodyProblem(res) ?? (want.message.test(res.json.message) ? undefined : `message '${res.json.message}'`));
-            const leaked = ALL_NODES.filter((node) => !form.path.includes(node.id) && res.text.includes(node.id)).map((node) => node.key);
-            if (problem) failures.push(`${where}: ${problem}`);
-            if (leaked.length > 0) failures.push(`${where}: the answer names ${leaked.join(", ")}`);
+      [...Map.groupBy(ROUTES, (route) => route.lane ?? route.name).values()].map(async (lane) => {
+        for (const route of lane) {
+          for (const form of UNKNOWN_FORMS) {
+            for (const caller of callers) {
+              const want = expectedUnknown(form, caller);
+              const headers: Record<string, string> = {};
+              if (caller.uid) headers.authorization = n++ % 2 === 0 ? basic(caller.email!, PASSWORD) : `Bearer ${bearer.get(caller.uid)}`;
+              const body = sent(route);
+              if (body) headers["content-type"] = body.contentType;
+              const res = await rawRequest({
+                method: route.method,
+                origin: route.function === "api" ? URLS.api : URLS.print,
+                path: `/${route.function}${form.path}${route.suffix}`,
+                headers,
+                body: body?.bytes,
+              });
+              byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+              const where = `${route.name} ${form.path} (${form.why}) by ${caller.label}`;
+              const problem = res.status !== want.status ? `status ${res.status}, expected ${want.status}: ${res.text.slice(0, 200)}` : (errorBodyProblem(res) ?? (want.message.test(res.json.message) ? undefined : `message '${res.json.message}'`));
+              const leaked = ALL_NODES.filter((node) => !form.path.includes(node.id) && res.text.includes(node.id)).map((node) => node.key);
+              if (problem) failures.push(`${where}: ${problem}`);
+              if (leaked.length > 0) failures.push(`${where}: the answer names ${leaked.join(", ")}`);
+            }
           }
         }
       }),

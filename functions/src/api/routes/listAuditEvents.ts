@@ -6,15 +6,8 @@ import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
+import { decodePageToken, encodePageToken, TIMESTAMP_SECONDS } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
-
-/** Where a page ends: the last event's time and id, and which filters it belongs to. */
-interface PagePosition {
-  s: number;
-  n: number;
-  id: string;
-  f: string;
-}
 
 /** The target and filters of a query, as a short hash: a page token only continues the query it came from. */
 const queryKey = (path: string, q: { action?: string; subject?: string; since?: string; until?: string }) =>
@@ -23,8 +16,6 @@ const queryKey = (path: string, q: { action?: string; subject?: string; since?: 
     .digest("base64url")
     .slice(0, 16);
 
-/** Seconds a Firestore Timestamp can hold: years 1 to 9999. */
-const TIMESTAMP_SECONDS = { min: -62_135_596_800, max: 253_402_300_799 };
 /** A time a Firestore query can compare with (z.iso.datetime also takes years 0 and 9999 with offsets beyond). */
 const queryTime = (description: string) =>
   z.iso
@@ -36,21 +27,6 @@ const queryTime = (description: string) =>
     }, "must be between the years 1 and 9999 (UTC)")
     .optional()
     .meta({ description });
-
-/** Opaque to clients: base64url of the position. */
-export const encodePageToken = (position: PagePosition) => Buffer.from(JSON.stringify(position)).toString("base64url");
-
-/** The position a token holds, or undefined for anything this service did not write (or could not have). */
-function decodePageToken(token: string): PagePosition | undefined {
-  try {
-    const p = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as PagePosition;
-    const valid =
-      Number.isSafeInteger(p.s) && p.s >= TIMESTAMP_SECONDS.min && p.s <= TIMESTAMP_SECONDS.max && Number.isInteger(p.n) && p.n >= 0 && p.n < 1e9 && /^[A-Za-z0-9]{1,40}$/.test(p.id) && typeof p.f === "string";
-    return valid && encodePageToken({ s: p.s, n: p.n, id: p.id, f: p.f }) === token ? p : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** What is wrong with a token that does not decode, or continues another query (the schema and the load say it). */
 const NOT_THIS_QUERY = "is not a page token of this query (tokens continue the query with the same target and filters)";

@@ -13,6 +13,11 @@ import { imagePaths } from "../render/format";
 import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
+/** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
+class JobEnded extends Error {}
+
+const CANCEL_CHECK_MS = 1_000;
+
 /** Characters of a title a chunk keeps (its file's name uses 80): 50 of them stay far from a document's 1 MiB. */
 const TITLE_KEPT = 200;
 
@@ -40,6 +45,7 @@ export async function runChunk(target: string, jobId: string, index: number, las
     try {
       await printChunk(target, jobId, index, job, chunk.ids, result);
     } catch (error) {
+      if (error instanceof JobEnded) return logs.jobTaskIgnored(jobId, "the job was cancelled while its chunk ran");
       if (!lastAttempt) throw error;
       const reason = error instanceof HttpError ? error.message : "The print service failed.";
       const handled = new Set([...result.files, ...result.failures].map((d) => d.objectInstanceId));
@@ -53,8 +59,16 @@ export async function runChunk(target: string, jobId: string, index: number, las
 /** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
 async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[], result: { files: JobFile[]; failures: JobFailure[] }): Promise<void> {
   const refs = ids.map((id) => db().doc(`${target}/objectInstances/${id}`));
+  if (refs.length === 0) return;
   const instances = await firestoreCall(() => db().getAll(...refs));
+  let checked = Date.now();
   for (const instance of instances) {
+    // Cancelled meanwhile? Asked between documents, at most once a second (a read each time).
+    if (Date.now() - checked > CANCEL_CHECK_MS) {
+      checked = Date.now();
+      const status = (await firestoreCall(() => db().doc(jobPath(target, jobId)).get())).get("status") as JobStatus;
+      if (FINAL_STATUSES.includes(status)) throw new JobEnded();
+    }
     const objectInstanceId = instance.id;
     if (!instance.exists) {
       result.failures.push({ objectInstanceId, status: 404, reason: `Object instance '${objectInstanceId}' does not exist in this target.` });
@@ -83,6 +97,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
  * enqueues one task. No job document is incremented by every chunk.
  */
 async function finishIfLast(target: string, jobId: string, chunks: number): Promise<void> {
+  if (chunks < 1) return;
   const refs = Array.from({ length: chunks }, (_, i) => db().doc(chunkPath(target, jobId, i)));
   const all = await firestoreCall(() => db().getAll(...refs));
   if (all.every((c) => c.get("finished") === true)) await enqueueJobTasks([{ target, jobId, finish: true }]);

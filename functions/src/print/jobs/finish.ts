@@ -7,18 +7,19 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
+import { auditInTransaction } from "../../audit";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import * as logs from "../../logs";
 import { storageCall } from "../documents";
 import { archiveNames } from "./names";
-import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { chunkPath, FINAL_STATUSES, jobAudit, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 export async function finishJob(target: string, jobId: string): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
   const jobSnap = await firestoreCall(() => jobRef.get());
   if (!jobSnap.exists) return logs.jobTaskIgnored(jobId, "no such job");
   const job = jobSnap.data() as JobDocument;
-  if (!FINAL_STATUSES.includes(job.status)) {
+  if (!FINAL_STATUSES.includes(job.status) && job.chunks > 0) {
     const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(target, jobId, i)));
     const chunks = (await firestoreCall(() => db().getAll(...refs))).map((c) => c.data() as ChunkDocument | undefined);
     if (chunks.some((c) => !c?.finished)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
@@ -41,6 +42,8 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
         active: false,
         finishedAt: FieldValue.serverTimestamp(),
       });
+      // The job's end on its trail, in the same commit (documents of a job have no pdf.printed each).
+      auditInTransaction(tx, ...jobAudit(target, job), { action: "print_job.finished", subject: jobId, details: { status, total: job.total, done: files.length, failed: failures.length } });
     });
     logs.printJobFinished(jobId, status, files.length, failures.length);
   }

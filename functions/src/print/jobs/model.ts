@@ -58,6 +58,9 @@ export interface JobDocument {
   settings: PrintSettings;
   targetName: string;
   createdBy: string;
+  /** How the creator signed in, and the target's chain (root first): the job's later events are theirs, on that trail. */
+  createdByScheme: "bearer" | "basic";
+  auditChain: string[];
   createdAt: FirebaseFirestore.Timestamp;
   finishedAt?: FirebaseFirestore.Timestamp;
   done?: number;
@@ -83,6 +86,10 @@ export interface ChunkDocument {
 }
 
 export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/printJobs/${jobId}`;
+
+/** The trail a job's events go to, and their actor: the target and its chain as at creation, and who created it. */
+export const jobAudit = (target: string, job: Pick<JobDocument, "auditChain" | "createdBy" | "createdByScheme">) =>
+  [{ path: target, chain: job.auditChain.map((path) => ({ path })) }, { uid: job.createdBy, scheme: job.createdByScheme }] as const;
 export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
 /** Where a job's files go: its chunks' PDFs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;

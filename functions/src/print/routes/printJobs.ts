@@ -1,12 +1,13 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
-import { audit } from "../../audit";
+import { audit, auditInTransaction } from "../../audit";
 import { HOUR_MS, isEmulator, params } from "../../config";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest, notFound } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { idField } from "../../http/validation";
+import { decodePageToken, encodePageToken } from "../../http/pageToken";
+import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
 import { enqueueJobTasks } from "../jobs/queue";
@@ -89,6 +90,8 @@ export const createPrintJob = defineRoute({
         settings,
         targetName: String(access.chain.at(-1)!.data.name ?? ""),
         createdBy: caller.uid,
+        createdByScheme: caller.scheme,
+        auditChain: access.chain.map((node) => node.path),
         createdAt: Timestamp.now(),
         requestHash,
         ...(isEmulator() && { outputToken: randomUUID() }),
@@ -159,7 +162,7 @@ export const getPrintJob = defineRoute({
     if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
     const job = jobSnap.data() as JobDocument;
     let { done = 0, failed = 0 } = job;
-    if (job.finishedAt === undefined) {
+    if (job.finishedAt === undefined && job.chunks > 0) {
       // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
       const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
       for (const chunk of await firestoreCall(() => db().getAll(...refs))) {
@@ -224,3 +227,100 @@ async function assertJobBounds(targetPath: string, documents: number, fresh: boo
   const max = params.jobDocumentsPerTargetPerDay.value();
   await consumeQuotas([{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
 }
+
+/** The job of a list or cancel answer: what GET print-jobs/{jobId} says, without its URL. */
+const jobSummarySchema = z.strictObject({
+  jobId: z.string(),
+  status: z.enum(JOB_STATUSES),
+  total: z.int(),
+  done: z.int().nullable().describe("Set once the job has ended; GET print-jobs/{jobId} counts a running one."),
+  failed: z.int().nullable(),
+  output: z.enum(JOB_OUTPUTS),
+  createdAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().nullable(),
+});
+
+const summary = (jobId: string, job: JobDocument) => ({
+  jobId,
+  status: job.status,
+  total: job.total,
+  done: job.done ?? null,
+  failed: job.failed ?? null,
+  output: job.output,
+  createdAt: job.createdAt.toDate().toISOString(),
+  finishedAt: job.finishedAt?.toDate().toISOString() ?? null,
+});
+
+/** A page token continues the list of the target it came from. */
+const listKey = (path: string) => createHash("sha256").update(JSON.stringify(["printJobs", path])).digest("base64url").slice(0, 16);
+
+/** Issue 34: the target's print jobs, newest first, paged as the audit trail is. */
+export const listPrintJobs = defineRoute({
+  method: "get",
+  path: "/print-jobs",
+  summary: "List the print jobs of a target, newest first",
+  anyOf: PRINT_PERMISSIONS,
+  query: z.strictObject({
+    limit: intParam(1, 100, 20),
+    pageToken: z.string().max(500).optional().meta({ description: "nextPageToken of the previous page" }),
+  }),
+  load: ({ path, query }) => {
+    const { FieldPath, Timestamp } = firestoreSdk();
+    let q = db().collection(`${path}/printJobs`).orderBy("createdAt", "desc").orderBy(FieldPath.documentId(), "desc");
+    if (query.pageToken !== undefined) {
+      const page = decodePageToken(query.pageToken);
+      if (!page || page.f !== listKey(path)) throw badRequest("Invalid query: 'pageToken': is not a page token of this list (tokens continue the list of the same target).");
+      q = q.startAfter(new Timestamp(page.s, page.n), page.id);
+    }
+    return firestoreCall(() => q.limit(query.limit + 1).get());
+  },
+  response: {
+    status: 200,
+    description: "One page of jobs, newest first.",
+    schema: z.strictObject({
+      message: z.string(),
+      data: z.array(jobSummarySchema),
+      nextPageToken: z.string().nullable().describe("Pass as pageToken for the next page; null on the last page."),
+    }),
+  },
+  async handle({ access, query, loaded: page }) {
+    const docs = page.docs.slice(0, query.limit);
+    const last = docs.at(-1);
+    const at = last?.get("createdAt") as FirebaseFirestore.Timestamp | undefined;
+    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: listKey(access.path) }) : null;
+    return { message: `${docs.length} print job(s).`, data: docs.map((doc) => summary(doc.id, doc.data() as JobDocument)), nextPageToken };
+  },
+});
+
+/**
+ * Issue 34: cancels a job that has not ended. It ends `cancelled` at once, with the documents done so
+ * far counted and no result; chunks running check between documents and stop, and none starts after it.
+ */
+export const cancelPrintJob = defineRoute({
+  method: "post",
+  path: "/print-jobs/:jobId/cancel",
+  summary: "Cancel a print job that has not ended",
+  anyOf: PRINT_PERMISSIONS,
+  reads: (scope) => [jobPath(scope.path, scope.params.jobId)],
+  transactional: true,
+  response: { status: 200, description: "The job, cancelled (or as it was, if it had been cancelled before).", schema: z.strictObject({ message: z.string(), data: jobSummarySchema }) },
+  errors: { 404: "No such print job in this target.", 409: "The job has ended (succeeded, completed with failures or failed): there is nothing to cancel." },
+  async handle({ access, caller, params: { jobId }, docs: [jobSnap], tx, afterCommit }) {
+    if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
+    const job = jobSnap.data() as JobDocument;
+    if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, job) };
+    if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
+    // What was done so far, from the chunks (read in the same transaction, before its write).
+    const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
+    const chunks = refs.length > 0 ? await tx.getAll(...refs) : [];
+    const failures = chunks.flatMap((c) => (c.get("failures") as JobDocument["failures"]) ?? []);
+    const done = chunks.reduce((n, c) => n + ((c.get("files") as unknown[] | undefined)?.length ?? 0), 0);
+    const { Timestamp } = firestoreSdk();
+    const cancelled = { status: "cancelled" as const, active: false, done, failed: failures.length, failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed), finishedAt: Timestamp.now() };
+    tx.update(jobSnap.ref, cancelled);
+    auditInTransaction(tx, access, caller, { action: "print_job.cancelled", subject: jobId, details: { total: job.total, done, failed: failures.length } });
+    // The finishing task of a cancelled job only deletes the parts printed so far.
+    afterCommit(() => enqueueJobTasks([{ target: access.path, jobId, finish: true }]).catch(() => undefined));
+    return { message: "Print job cancelled.", data: summary(jobId, { ...job, ...cancelled }) };
+  },
+});
