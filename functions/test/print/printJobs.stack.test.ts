@@ -139,9 +139,11 @@ describe("print jobs", () => {
       const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids } });
       expect(res.status, res.text).toBe(202);
       jobId = res.json.data.jobId;
-      // The chunk's first attempt fails at its first upload; the queue backs off 5 s before the next.
-      const deadline = Date.now() + 20_000;
-      while ((await firestore().doc(`tenants/acme-north/printJobs/${jobId}`).get()).get("status") === "queued" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      // The chunk's first attempt fails at its first upload; the queue backs off 5 s and tries again.
+      const chunk = firestore().doc(`tenants/acme-north/printJobs/${jobId}/chunks/00000`);
+      const deadline = Date.now() + 30_000;
+      while (((await chunk.get()).get("attempts") ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await chunk.get()).get("attempts")).toBeGreaterThanOrEqual(2);
       const status = await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } });
       expect(status.json.data).toMatchObject({ status: "running", done: 0, failed: 0, finishedAt: null });
     } finally {
@@ -185,6 +187,25 @@ describe("print jobs", () => {
     const admin = await idTokenFor("north-admin@acme.test");
     const trail = await call(`${BASES.api.functionUrl}/tenant/acme-north/audit-events?subject=${jobId}`, { auth: { bearer: admin } });
     expect(trail.json.data.map((e: { action: string }) => e.action)).toEqual(["print_job.cancelled", "print_job.created"]);
+  }, 120_000);
+
+  // One queue serves every tenant: a job keeps two chunks in it at a time, so a small job started after
+  // a 10,000-document one waits behind two of its chunks, not 200.
+  it("finishes a 10-document job started after a 10,000-document one first", async () => {
+    const big = Array.from({ length: 10_000 }, (_, i) => (i < MANY.length ? MANY[i] : `absent-${r}-${i}`));
+    const large = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: big }, timeoutMs: 60_000 });
+    expect(large.status, large.text).toBe(202);
+    try {
+      const small = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY.slice(0, 10) } });
+      expect(small.status, small.text).toBe(202);
+      const done = await finished(reader, small.json.data.statusUrl);
+      expect(done).toMatchObject({ status: "succeeded", done: 10 });
+      const meanwhile = (await call(`${jobs()}/${large.json.data.jobId}`, { auth: { bearer: reader } })).json.data;
+      expect(meanwhile.status).toBe("running");
+      expect(meanwhile.done + meanwhile.failed).toBeLessThan(2_000);
+    } finally {
+      expect((await call(`${jobs()}/${large.json.data.jobId}/cancel`, { method: "POST", auth: { bearer: reader } })).status).toBe(200);
+    }
   }, 120_000);
 
   it("lists the target's jobs newest first, a page at a time; a token continues only its own target's list", async () => {

@@ -3,14 +3,14 @@
 // at least once, and a chunk run twice (or after its instance died halfway) writes the same files
 // under the same names and the same result, counted once because it is set, never added.
 
-import { db, defaultBucket } from "../../firebase";
+import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
 import { renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -41,6 +41,8 @@ export async function runChunk(target: string, jobId: string, index: number, las
         if ((await tx.get(jobRef)).get("status") === ("queued" satisfies JobStatus)) tx.update(jobRef, { status: "running" });
       });
     }
+    // Each attempt counted on the chunk (the queue's retries, seen from outside).
+    await firestoreCall(() => chunkSnap.ref.update({ attempts: firestoreSdk().FieldValue.increment(1) }));
     const result: { files: JobFile[]; failures: JobFailure[] } = { files: [], failures: [] };
     try {
       await printChunk(target, jobId, index, job, chunk.ids, result);
@@ -53,6 +55,9 @@ export async function runChunk(target: string, jobId: string, index: number, las
     }
     await firestoreCall(() => chunkSnap.ref.update({ finished: true, ...result }));
   }
+  // The job's next chunk into the queue (fixed ids: a chunk run twice enqueues it once), or its end.
+  const next = index + PRINT_JOB_LIMITS.chunksInFlight;
+  if (next < job.chunks) await enqueueJobTasks([{ target, jobId, chunk: next }]);
   await finishIfLast(target, jobId, job.chunks);
 }
 

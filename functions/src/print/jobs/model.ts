@@ -25,6 +25,12 @@ export const PRINT_JOB_LIMITS = {
   failuresListed: 100,
   /** Jobs of one target queued or running at once: one tenant cannot fill the shared queue with many. */
   activePerTarget: 3,
+  /**
+   * Chunks of one job in the queue at once. A job enqueues its first two; each chunk, when it has run,
+   * enqueues the one two places after it. So a job started later waits behind at most two chunks of
+   * each job before it, not behind a 10,000-document job's 200: one queue is fair between tenants.
+   */
+  chunksInFlight: 2,
 } as const;
 
 /** queued: tasks enqueued, none run yet; running: a chunk ran; then one of the final states. */
@@ -81,6 +87,8 @@ export interface JobDocument {
 export interface ChunkDocument {
   ids: string[];
   finished: boolean;
+  /** Attempts the queue made at it so far. */
+  attempts?: number;
   files?: JobFile[];
   failures?: JobFailure[];
 }

@@ -5,7 +5,7 @@ import { HOUR_MS, isEmulator, params } from "../../config";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest, notFound } from "../../http/errors";
-import { defineRoute } from "../../http/routes";
+import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, encodePageToken } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
@@ -108,7 +108,8 @@ export const createPrintJob = defineRoute({
     // one whose enqueue failed the first time is (a chunk that ran already does nothing more).
     if (!existing || !FINAL_STATUSES.includes(existing.status)) {
       try {
-        await enqueueJobTasks(Array.from({ length: chunks }, (_, chunk) => ({ target: access.path, jobId, chunk })));
+        // The first chunks only: each chunk enqueues its successor when it has run (PRINT_JOB_LIMITS.chunksInFlight).
+        await enqueueJobTasks(Array.from({ length: Math.min(chunks, PRINT_JOB_LIMITS.chunksInFlight) }, (_, chunk) => ({ target: access.path, jobId, chunk })));
       } catch (error) {
         // A job whose tasks could not all be enqueued never runs: its key is retried as is, else it is marked failed.
         if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", active: false, finishedAt: Timestamp.now() })).catch(() => undefined);
@@ -122,6 +123,9 @@ export const createPrintJob = defineRoute({
   },
 });
 
+/** `{target}/printJobs/{jobId}`: what the routes of one job read (`reads`). */
+const jobOfPath = (scope: ReadScope) => [jobPath(scope.path, scope.params.jobId)];
+
 const failureSchema = z.strictObject({ objectInstanceId: z.string(), status: z.int(), reason: z.string() });
 
 /** Issue 34: a job of the target, its progress and, once it has one, its output. */
@@ -130,7 +134,7 @@ export const getPrintJob = defineRoute({
   path: "/print-jobs/:jobId",
   summary: "A print job's status, progress and result",
   anyOf: PRINT_PERMISSIONS,
-  reads: (scope) => [jobPath(scope.path, scope.params.jobId)],
+  reads: jobOfPath,
   response: {
     status: 200,
     description: "The job. Progress is (done + failed) / total; `result` once it has an output.",
@@ -301,7 +305,7 @@ export const cancelPrintJob = defineRoute({
   path: "/print-jobs/:jobId/cancel",
   summary: "Cancel a print job that has not ended",
   anyOf: PRINT_PERMISSIONS,
-  reads: (scope) => [jobPath(scope.path, scope.params.jobId)],
+  reads: jobOfPath,
   transactional: true,
   response: { status: 200, description: "The job, cancelled (or as it was, if it had been cancelled before).", schema: z.strictObject({ message: z.string(), data: jobSummarySchema }) },
   errors: { 404: "No such print job in this target.", 409: "The job has ended (succeeded, completed with failures or failed): there is nothing to cancel." },
