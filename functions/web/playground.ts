@@ -1,7 +1,7 @@
 // The playground: sign in with the Firebase JS SDK, pick a target path and an operation of either
 // OpenAPI document, fill the form generated from it, send the request (Bearer ID token), read the JSON
 // answer and its request id; a printed PDF is previewed (pdf.js renders page 1 to a canvas) and can be
-// downloaded. Locally (a build for the stack: LOCAL), the auth emulator signs in, the demo targets
+// downloaded; a print job's progress is followed to its archive. Locally (a build for the stack: LOCAL), the auth emulator signs in, the demo targets
 // are offered and the mail sink's captured messages are listed; a production build has none of it.
 
 import { initializeApp } from "firebase/app";
@@ -191,7 +191,48 @@ async function send(route: Route): Promise<void> {
   $("answer").textContent = shown;
   const downloadUrl = json?.data?.downloadUrl;
   if (downloadUrl) await preview(downloadUrl);
+  const jobId = (json?.data as { jobId?: string } | undefined)?.jobId;
+  if (res.status === 202 && jobId) await followJob(`/${route.fn}${target}/print-jobs/${encodeURIComponent(jobId)}`);
   if (LOCAL) await listMail();
+}
+
+/** A print job's progress, (done + failed) / total, polled until it ends; its failures, then its archive. */
+async function followJob(statusUrl: string): Promise<void> {
+  $("job-panel").hidden = false;
+  const bar = $<HTMLProgressElement>("job-progress");
+  const link = $<HTMLAnchorElement>("job-download");
+  link.hidden = true;
+  for (;;) {
+    const headers: Record<string, string> = user ? { authorization: `Bearer ${await user.getIdToken()}` } : {};
+    const res = await fetch(statusUrl, { headers });
+    const job = ((await res.json()) as { data?: JobStatus }).data;
+    if (!res.ok || !job) {
+      $("job-status").textContent = `Status ${res.status}`;
+      return;
+    }
+    bar.max = job.total;
+    bar.value = job.done + job.failed;
+    $("job-status").textContent = `${job.status}: ${job.done} printed, ${job.failed} failed of ${job.total}`;
+    $("job-failures").replaceChildren(...job.failures.map((f) => Object.assign(document.createElement("li"), { textContent: `${f.objectInstanceId}: ${f.status} ${f.reason}` })));
+    if (job.finishedAt) {
+      if (job.result) {
+        link.href = job.result.downloadUrl;
+        link.hidden = false;
+      }
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+interface JobStatus {
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  failures: { objectInstanceId: string; status: number; reason: string }[];
+  finishedAt: string | null;
+  result?: { downloadUrl: string };
 }
 
 /** Page 1 of the PDF on the canvas, and a link to download it. */

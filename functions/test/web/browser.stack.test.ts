@@ -150,6 +150,28 @@ describe("the playground", () => {
     await shot(page, "playground-print-1280");
   });
 
+  it("starts a print job and follows its progress bar to the end: the failure listed, the archive offered", async () => {
+    await page.fill("#target", "/tenant/acme-north");
+    await chooseRoute("POST print /print-jobs");
+    await page.fill("textarea[name=body]", JSON.stringify({ objectInstanceIds: ["inspection-short", "multilingual", "no-such-instance"] }));
+    await page.click("#operation-form button[type=submit]");
+    await page.locator("#status[data-status='202']").waitFor({ timeout: 20_000 });
+    await page.locator("#job-download:not([hidden])").waitFor({ timeout: 60_000 });
+    // The bar is full: (done + failed) / total.
+    expect(await page.evaluate(() => {
+      const bar = (globalThis as any).document.getElementById("job-progress");
+      return [bar.value, bar.max];
+    })).toEqual([3, 3]);
+    expect(await page.textContent("#job-status")).toBe("completed_with_failures: 2 printed, 1 failed of 3");
+    expect(await page.locator("#job-failures li").allTextContents()).toEqual([expect.stringMatching(/^no-such-instance: 404 /)]);
+    const zip = await page.evaluate(async () => {
+      const href = (globalThis as any).document.getElementById("job-download").href;
+      return new Uint8Array(await (await fetch(href)).arrayBuffer()).slice(0, 2).join(",");
+    });
+    expect(zip).toBe("80,75"); // "PK": a ZIP archive
+    await shot(page, "playground-print-job-1280");
+  });
+
   it("sends the PDF by email and lists the message the local mail sink captured, with its attachment", async () => {
     const to = `${freshUid("browser")}@example.com`;
     await chooseRoute("POST print /send-pdf");
