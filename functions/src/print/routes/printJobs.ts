@@ -314,17 +314,24 @@ export const cancelPrintJob = defineRoute({
     const job = jobSnap.data() as JobDocument;
     if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, job) };
     if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
-    // What was done so far, from the chunks (read in the same transaction, before its write).
-    const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
-    const chunks = refs.length > 0 ? await tx.getAll(...refs) : [];
-    const failures = chunks.flatMap((c) => (c.get("failures") as JobDocument["failures"]) ?? []);
-    const done = chunks.reduce((n, c) => n + ((c.get("files") as unknown[] | undefined)?.length ?? 0), 0);
     const { Timestamp } = firestoreSdk();
-    const cancelled = { status: "cancelled" as const, active: false, done, failed: failures.length, failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed), finishedAt: Timestamp.now() };
+    // The transaction reads the job alone: a job's chunks are written by its running tasks, and reading
+    // 200 of them here made it contend with them until its deadline (503).
+    const cancelled = { status: "cancelled" as const, active: false, finishedAt: Timestamp.now() };
     tx.update(jobSnap.ref, cancelled);
-    auditInTransaction(tx, access, caller, { action: "print_job.cancelled", subject: jobId, details: { total: job.total, done, failed: failures.length } });
-    // The finishing task of a cancelled job only deletes the parts printed so far.
-    afterCommit(() => enqueueJobTasks([{ target: access.path, jobId, finish: true }]).catch(() => undefined));
-    return { message: "Print job cancelled.", data: summary(jobId, { ...job, ...cancelled }) };
+    auditInTransaction(tx, access, caller, { action: "print_job.cancelled", subject: jobId, details: { total: job.total } });
+    const data = summary(jobId, { ...job, ...cancelled });
+    afterCommit(async () => {
+      // What was done, from the chunks that had run (a running chunk stops between documents and writes nothing more).
+      const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
+      const chunks = refs.length > 0 ? await firestoreCall(() => db().getAll(...refs)) : [];
+      const failures = chunks.flatMap((c) => (c.get("failures") as JobDocument["failures"]) ?? []);
+      const done = chunks.reduce((n, c) => n + ((c.get("files") as unknown[] | undefined)?.length ?? 0), 0);
+      await firestoreCall(() => jobSnap.ref.update({ done, failed: failures.length, failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed) }));
+      Object.assign(data, { done, failed: failures.length }); // the answer, sent after this
+      // The finishing task of a cancelled job only deletes the parts printed so far.
+      await enqueueJobTasks([{ target: access.path, jobId, finish: true }]).catch(() => undefined);
+    });
+    return { message: "Print job cancelled.", data };
   },
 });
