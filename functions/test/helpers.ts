@@ -1,4 +1,3 @@
-import { request } from "node:http";
 import { URLS } from "../stack/config";
 import { DEMO_PASSWORD } from "../stack/examples";
 import { signInToStack } from "../stack/seedStack";
@@ -57,29 +56,3 @@ export const BASES = {
   api: { functionUrl: `${URLS.api}/api`, hosting: `${URLS.hosting}/api` },
   print: { functionUrl: `${URLS.print}/print`, hosting: `${URLS.hosting}/print` },
 } as const;
-
-/**
- * A request with a `Host` header of the caller's choosing (fetch sets its own), as a page whose
- * name was rebound to 127.0.0.1 sends it: DNS rebinding.
- */
-export function requestWithHost(url: string, host: string, options: { method?: string; body?: string } = {}): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? "GET", headers: { host }, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer from ${url} within ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}

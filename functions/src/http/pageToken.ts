@@ -1,6 +1,8 @@
 // Paging of a query ordered by a time and the document id, newest first (the audit trail, print
 // jobs): a page ends at its last document, and the token that continues it is opaque to clients.
 
+import type { QuerySnapshot, Timestamp } from "firebase-admin/firestore";
+
 /** Where a page ends: the last document's time and id, and which query (target and filters, hashed) it belongs to. */
 export interface PagePosition {
   s: number;
@@ -25,4 +27,17 @@ export function decodePageToken(token: string): PagePosition | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * One page of a query that asked for `limit` + 1 documents: the first `limit`, and the token that
+ * continues after the last of them by its `timeField` and id (null on the last page). `queryKey`
+ * names the query (its target and filters), which a token may only continue.
+ */
+export function pageOf(snapshot: QuerySnapshot, limit: number, timeField: string, queryKey: string) {
+  const docs = snapshot.docs.slice(0, limit);
+  const last = docs.at(-1);
+  const at = last?.get(timeField) as Timestamp | undefined;
+  const nextPageToken = snapshot.docs.length > limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: queryKey }) : null;
+  return { docs, nextPageToken };
 }

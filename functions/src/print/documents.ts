@@ -156,7 +156,6 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const stored = instance.data()!;
   // The pictures it may show, and their versions: part of the stored PDF's name. (The logo's path,
   // in the settings, is its version: an upload is a new path.)
-  const fileOf = (path: string) => defaultBucket().file(path);
   const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
   const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures));
   const failed = failedRenders.get(storagePath);
@@ -203,6 +202,9 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken, settings };
 }
 
+/** An object of the default bucket by its path (what the picture and logo lookups take). */
+export const fileOf = (path: string) => defaultBucket().file(path);
+
 /** What a render needs of the target: its document path (pictures must lie in its uploads folder) and its name (printed). */
 export interface RenderTarget {
   path: string;
@@ -219,7 +221,6 @@ export async function renderStoredInstance(target: RenderTarget, instanceId: str
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
   // request served from a stored PDF never needs it.
   const { renderInstancePdf, LayoutLimitExceeded } = await import("./render/index.js");
-  const fileOf = (path: string) => defaultBucket().file(path);
   let pdf: RenderedPdf;
   try {
     // Only a version that is rendered is converted and measured in whole: a stored PDF needs its title alone.

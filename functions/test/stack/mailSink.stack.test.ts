@@ -2,7 +2,8 @@ import { Client } from "@sendgrid/client";
 import { MailService } from "@sendgrid/mail";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PORTS, URLS } from "../../stack/config";
-import { call, requestWithHost } from "../helpers";
+import { call } from "../helpers";
+import { rawRequest } from "../security/support";
 
 // The real @sendgrid/mail client, with only its base URL changed, as the print function uses it.
 const client = new Client();
@@ -94,13 +95,13 @@ describe("mail sink", () => {
       ["GET", "/", undefined],
     ] as const) {
       for (const host of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`, `localhost:${port + 1}`]) {
-        const res = await requestWithHost(`${URLS.mailSink}${path}`, host, { method, body });
-        expect(res, `${method} ${path} with Host ${host}`).toEqual({ status: 403, json: { errors: [{ message: expect.stringMatching(/Host/), field: "" }] } });
+        const res = await rawRequest({ method, origin: URLS.mailSink, path, headers: { host }, body });
+        expect({ status: res.status, json: res.json }, `${method} ${path} with Host ${host}`).toEqual({ status: 403, json: { errors: [{ message: expect.stringMatching(/Host/), field: "" }] } });
       }
     }
     // Nothing was changed by the refused requests: the message is still there, sends and faults as before.
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
-      const res = await requestWithHost(`${URLS.mailSink}/messages`, host);
+      const res = await rawRequest({ method: "GET", origin: URLS.mailSink, path: "/messages", headers: { host } });
       expect(res.status, host).toBe(200);
       expect(res.json.map((m: { body: { subject: string } }) => m.body.subject)).toEqual(["kept"]);
     }

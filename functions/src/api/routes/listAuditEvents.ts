@@ -6,7 +6,7 @@ import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { decodePageToken, encodePageToken, TIMESTAMP_SECONDS } from "../../http/pageToken";
+import { decodePageToken, pageOf, TIMESTAMP_SECONDS } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 
 /** The target and filters of a query, as a short hash: a page token only continues the query it came from. */
@@ -114,10 +114,7 @@ export const listAuditEvents = defineRoute({
     }),
   },
   async handle({ access, query, loaded: page }) {
-    const docs = page.docs.slice(0, query.limit);
-    const last = docs.at(-1);
-    const at = last?.get("at") as Timestamp | undefined;
-    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: queryKey(access.path, query) }) : null;
+    const { docs, nextPageToken } = pageOf(page, query.limit, "at", queryKey(access.path, query));
     return { statusCode: 200 as const, message: `${docs.length} event(s).`, data: docs.map(toEvent), nextPageToken };
   },
 });

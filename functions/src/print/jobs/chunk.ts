@@ -7,10 +7,11 @@ import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { renderStoredInstance, storageCall, titleOf } from "../documents";
+import { fileOf, renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
 import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { readChunks } from "./progress";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -81,7 +82,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     }
     try {
       const stored = instance.data()!;
-      const pictures = await pictureObjects({ path: target }, imagePaths(stored), (path) => defaultBucket().file(path), storageCall);
+      const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
       const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings);
       const storagePath = `${jobFolder(target, jobId)}/parts/${String(index).padStart(5, "0")}/${objectInstanceId}.pdf`;
       await storageCall(() => defaultBucket().file(storagePath).save(Buffer.from(pdf.bytes), { resumable: false, contentType: "application/pdf" }));
@@ -102,8 +103,6 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
  * enqueues one task. No job document is incremented by every chunk.
  */
 async function finishIfLast(target: string, jobId: string, chunks: number): Promise<void> {
-  if (chunks < 1) return;
-  const refs = Array.from({ length: chunks }, (_, i) => db().doc(chunkPath(target, jobId, i)));
-  const all = await firestoreCall(() => db().getAll(...refs));
-  if (all.every((c) => c.get("finished") === true)) await enqueueJobTasks([{ target, jobId, finish: true }]);
+  const all = await readChunks(target, jobId, chunks);
+  if (all.length > 0 && all.every((c) => c.get("finished") === true)) await enqueueJobTasks([{ target, jobId, finish: true }]);
 }

@@ -12,7 +12,8 @@ import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import * as logs from "../../logs";
 import { storageCall } from "../documents";
 import { archiveNames } from "./names";
-import { chunkPath, FINAL_STATUSES, jobAudit, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { readChunks, tally } from "./progress";
+import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 export async function finishJob(target: string, jobId: string): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
@@ -20,13 +21,11 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
   if (!jobSnap.exists) return logs.jobTaskIgnored(jobId, "no such job");
   const job = jobSnap.data() as JobDocument;
   if (!FINAL_STATUSES.includes(job.status) && job.chunks > 0) {
-    const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(target, jobId, i)));
-    const chunks = (await firestoreCall(() => db().getAll(...refs))).map((c) => c.data() as ChunkDocument | undefined);
-    if (chunks.some((c) => !c?.finished)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
-    const files = chunks.flatMap((c) => c!.files ?? []);
-    const failures = chunks.flatMap((c) => c!.failures ?? []);
+    const snapshots = await readChunks(target, jobId, job.chunks);
+    if (snapshots.some((c) => c.get("finished") !== true)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
+    const { files, failures } = tally(snapshots);
     // An archive even when nothing printed: its manifest says why for every document (the status lists 100).
-    const result = await writeArchive(target, jobId, job, chunks as ChunkDocument[], files, failures);
+    const result = await writeArchive(target, jobId, job, snapshots.map((c) => c.data() as ChunkDocument), files, failures);
     const status: JobStatus = failures.length === 0 ? "succeeded" : files.length === 0 ? "failed" : "completed_with_failures";
     const { FieldValue } = firestoreSdk();
     // The final status and the result in one update, once: a second finishing task finds the job final.

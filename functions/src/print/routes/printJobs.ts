@@ -6,10 +6,11 @@ import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest, notFound } from "../../http/errors";
 import { defineRoute, type ReadScope } from "../../http/routes";
-import { decodePageToken, encodePageToken } from "../../http/pageToken";
+import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
+import { readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
@@ -166,13 +167,10 @@ export const getPrintJob = defineRoute({
     if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
     const job = jobSnap.data() as JobDocument;
     let { done = 0, failed = 0 } = job;
-    if (job.finishedAt === undefined && job.chunks > 0) {
+    if (job.finishedAt === undefined) {
       // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
-      const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
-      for (const chunk of await firestoreCall(() => db().getAll(...refs))) {
-        done += (chunk.get("files") as unknown[] | undefined)?.length ?? 0;
-        failed += (chunk.get("failures") as unknown[] | undefined)?.length ?? 0;
-      }
+      const { files, failures } = tally(await readChunks(access.path, jobId, job.chunks));
+      [done, failed] = [files.length, failures.length];
     }
     const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
@@ -288,10 +286,7 @@ export const listPrintJobs = defineRoute({
     }),
   },
   async handle({ access, query, loaded: page }) {
-    const docs = page.docs.slice(0, query.limit);
-    const last = docs.at(-1);
-    const at = last?.get("createdAt") as FirebaseFirestore.Timestamp | undefined;
-    const nextPageToken = page.docs.length > query.limit && last && at ? encodePageToken({ s: at.seconds, n: at.nanoseconds, id: last.id, f: listKey(access.path) }) : null;
+    const { docs, nextPageToken } = pageOf(page, query.limit, "createdAt", listKey(access.path));
     return { message: `${docs.length} print job(s).`, data: docs.map((doc) => summary(doc.id, doc.data() as JobDocument)), nextPageToken };
   },
 });
@@ -323,10 +318,8 @@ export const cancelPrintJob = defineRoute({
     const data = summary(jobId, { ...job, ...cancelled });
     afterCommit(async () => {
       // What was done, from the chunks that had run (a running chunk stops between documents and writes nothing more).
-      const refs = Array.from({ length: job.chunks }, (_, i) => db().doc(chunkPath(access.path, jobId, i)));
-      const chunks = refs.length > 0 ? await firestoreCall(() => db().getAll(...refs)) : [];
-      const failures = chunks.flatMap((c) => (c.get("failures") as JobDocument["failures"]) ?? []);
-      const done = chunks.reduce((n, c) => n + ((c.get("files") as unknown[] | undefined)?.length ?? 0), 0);
+      const { files, failures } = tally(await readChunks(access.path, jobId, job.chunks));
+      const done = files.length;
       await firestoreCall(() => jobSnap.ref.update({ done, failed: failures.length, failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed) }));
       Object.assign(data, { done, failed: failures.length }); // the answer, sent after this
       // The finishing task of a cancelled job only deletes the parts printed so far.

@@ -1,0 +1,21 @@
+// What a job's chunks hold: all of them read at once, and their printed files and failures added up.
+
+import type { DocumentSnapshot } from "firebase-admin/firestore";
+import { db } from "../../firebase";
+import { firestoreCall } from "../../http/deadline";
+import { chunkPath, type JobFailure, type JobFile } from "./model";
+
+/** Every chunk document of a job, in order (none for a job of no chunks: getAll needs one reference). */
+export async function readChunks(target: string, jobId: string, chunks: number): Promise<DocumentSnapshot[]> {
+  if (chunks < 1) return [];
+  const refs = Array.from({ length: chunks }, (_, i) => db().doc(chunkPath(target, jobId, i)));
+  return firestoreCall(() => db().getAll(...refs));
+}
+
+/** The files printed and the failures recorded by the chunks that have run. */
+export function tally(chunks: readonly DocumentSnapshot[]): { files: JobFile[]; failures: JobFailure[] } {
+  return {
+    files: chunks.flatMap((c) => (c.get("files") as JobFile[] | undefined) ?? []),
+    failures: chunks.flatMap((c) => (c.get("failures") as JobFailure[] | undefined) ?? []),
+  };
+}
