@@ -4,7 +4,7 @@
 //
 //   {target}/printJobs/{jobId}                 status, counts, settings, the result once finished
 //   {target}/printJobs/{jobId}/chunks/{index}  ids; once run: each id's file or failure
-//   generated-pdfs/{target}/jobs/{jobId}/...   the chunks' PDFs, then the output (the parts are deleted)
+//   generated-pdfs/{target}/jobs/{jobId}/...   the chunks' packs of PDFs, then the output (the packs are deleted)
 
 import { z } from "zod";
 import { idProblem } from "../../http/ids";
@@ -48,11 +48,16 @@ export interface JobFailure {
   reason: string;
 }
 
-/** A printed document of a chunk: where its PDF is, and its title (its name in the output). */
+/**
+ * A printed document of a chunk: where its PDF is (bytes `offset` to `offset + length` of the chunk's
+ * pack number `pack`), and its title (its name in the output).
+ */
 export interface JobFile {
   objectInstanceId: string;
-  storagePath: string;
   title: string;
+  pack: number;
+  offset: number;
+  length: number;
 }
 
 /** The job document. */
@@ -79,18 +84,24 @@ export interface JobDocument {
   outputToken?: string;
   /** Production: the output's signed URL while it has more than 5 minutes left (a poll must not cost a signBlob each time). */
   signedUrl?: { url: string; expiresAt: string };
+  /** Set by the chunk that enqueued the finishing task (one chunk does). */
+  finishEnqueued?: boolean;
   /** True while queued or running: what the per-target bound counts. */
   active?: boolean;
 }
 
-/** A chunk document: its ids, and once its task ran, what became of each. */
+/** A chunk document: its ids, and once its task ran, what became of each (and how many: the job's progress is their sum). */
 export interface ChunkDocument {
   ids: string[];
   finished: boolean;
   /** Attempts the queue made at it so far. */
   attempts?: number;
+  /** Until when its current attempt may still be running or be retried (the reaper's clock). */
+  leaseUntil?: FirebaseFirestore.Timestamp;
   files?: JobFile[];
   failures?: JobFailure[];
+  done?: number;
+  failed?: number;
 }
 
 export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/printJobs/${jobId}`;
@@ -99,8 +110,10 @@ export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/pri
 export const jobAudit = (target: string, job: Pick<JobDocument, "auditChain" | "createdBy" | "createdByScheme">) =>
   [{ path: target, chain: job.auditChain.map((path) => ({ path })) }, { uid: job.createdBy, scheme: job.createdByScheme }] as const;
 export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
-/** Where a job's files go: its chunks' PDFs, then its output. */
+/** Where a job's files go: its chunks' packs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
+/** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
+export const packPath = (targetPath: string, jobId: string, index: number, pack: number) => `${jobFolder(targetPath, jobId)}/parts/${String(index).padStart(5, "0")}-${pack}.pack`;
 
 /** A target document path as the pipeline builds them (each id valid): a task re-checks what it is given. */
 const TARGET_PATH = /^(?:organizations\/[^/]+|tenants\/[^/]+(?:\/divisions\/[^/]+)?|sites\/[^/]+)$/;

@@ -10,7 +10,7 @@ import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
-import { readChunks, tally } from "../jobs/progress";
+import { progressOf, readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
@@ -169,8 +169,7 @@ export const getPrintJob = defineRoute({
     let { done = 0, failed = 0 } = job;
     if (job.finishedAt === undefined) {
       // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
-      const { files, failures } = tally(await readChunks(access.path, jobId, job.chunks));
-      [done, failed] = [files.length, failures.length];
+      ({ done, failed } = await progressOf(access.path, jobId));
     }
     const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
