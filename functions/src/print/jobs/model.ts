@@ -10,6 +10,7 @@ import { z } from "zod";
 import { idProblem } from "../../http/ids";
 import { idField } from "../../http/validation";
 import type { PrintSettings } from "../settings";
+import type { InstanceFilter } from "./selection";
 
 export const PRINT_JOB_LIMITS = {
   /** Instances one job prints. */
@@ -78,6 +79,8 @@ export interface JobDocument {
   failed?: number;
   failures?: JobFailure[];
   result?: { storagePath: string; sizeBytes: number; downloadToken?: string };
+  /** The filter that chose the instances, as sent (a job by ids has none). */
+  filter?: InstanceFilter;
   /** The request's hash, for Idempotency-Key replays. */
   requestHash?: string;
   /** Emulator only: the download token of the output, drawn once (a production URL is signed). */
