@@ -70,6 +70,8 @@ export const RUNTIME_OPTIONS = {
   // A chunk of 50 documents at the renderer's worst (about 2 s each) is well within 9 minutes; one task
   // per instance at a time, as print renders one at a time (a render's memory, whatever the load).
   printJobTask: { memory: "1GiB", cpu: 1, concurrency: 1, timeoutSeconds: 540, maxInstances: 10 },
+  // A query and a few writes per stuck job, 100 jobs a run at most.
+  printJobReaper: { memory: "256MiB", cpu: 1, timeoutSeconds: 300, maxInstances: 1 },
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import type { Express } from "express";
 import { onRequest } from "firebase-functions/v2/https";
+import { onSchedule } from "firebase-functions/v2/scheduler";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import { PRINT_JOB_QUEUE, REGION, RUNTIME_OPTIONS, sendgridApiKey } from "./config";
 
@@ -32,3 +33,13 @@ export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTION
   await handleJobTask(req.data, req.retryCount >= PRINT_JOB_QUEUE.retryConfig.maxAttempts - 1);
 });
 
+
+/**
+ * Ends print jobs the queue gave up on (print/jobs/reaper.ts) every 15 minutes, for the jobs nobody
+ * polls (a status read reaps its own job). Cloud Scheduler runs it; the emulator suite cannot (its
+ * Pub/Sub emulator needs Java): there the status reads do.
+ */
+export const printJobReaper = onSchedule({ region: REGION, schedule: "every 15 minutes", ...RUNTIME_OPTIONS.printJobReaper }, async () => {
+  const { reapStuckJobs } = await import("./print/jobs/reaper.js");
+  await reapStuckJobs();
+});

@@ -79,6 +79,19 @@ export function taskNotEnqueued(error: unknown): void {
   logger.error(`Could not enqueue a print-job task: ${err.message}`, withRequest({ code: (err as { code?: unknown }).code }));
 }
 
+export function printJobChunkReaped(jobId: string, chunk: number): void {
+  logger.warn("Print job chunk ended by the reaper: the queue gave up on it without a result", { jobId, chunk });
+}
+
+export function printJobsReaped(jobs: number): void {
+  logger.info("Print jobs looked at by the reaper", { jobs });
+}
+
+export function printJobNotReaped(error: unknown): void {
+  const err = asError(error);
+  logger.error(`Print job reaper failed: ${err.message}`, withRequest({ errorName: err.name }));
+}
+
 export function printJobFinished(jobId: string, status: string, done: number, failed: number): void {
   logger.info(`Print job finished: ${status}`, { jobId, status, done, failed });
 }

@@ -66,8 +66,8 @@ describe("firebase-tools discovery of the built functions", () => {
     build = await discoverBuild({ firebaseJson, projectId: PROJECT_ID });
   }, 60_000);
 
-  it("finds exactly the two HTTPS functions and the print-job task queue, 2nd gen, in us-central1", () => {
-    expect(Object.keys(build.endpoints).sort()).toEqual(["api", "print", "printJobTask"]);
+  it("finds exactly the two HTTPS functions, the print-job task queue and its reaper's schedule, 2nd gen, in us-central1", () => {
+    expect(Object.keys(build.endpoints).sort()).toEqual(["api", "print", "printJobReaper", "printJobTask"]);
     for (const endpoint of Object.values(build.endpoints)) {
       expect(endpoint.platform).toBe("gcfv2");
       expect(endpoint.region).toEqual(["us-central1"]);
@@ -79,6 +79,7 @@ describe("firebase-tools discovery of the built functions", () => {
       retryConfig: { maxAttempts: 5, minBackoffSeconds: 5, maxBackoffSeconds: 300 },
       rateLimits: { maxConcurrentDispatches: 10, maxDispatchesPerSecond: 20 },
     });
+    expect((build.endpoints.printJobReaper as { scheduleTrigger?: unknown }).scheduleTrigger).toMatchObject({ schedule: "every 15 minutes" });
   });
 
   it("declares each function's instance settings: print gets more memory and fewer requests per instance", () => {
@@ -137,8 +138,10 @@ describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in f
     expect(shapes.sort()).toEqual(["action,at,__name__", "action,subject,at,__name__", "subject,at,__name__"]);
     // A print job's filter: objectTypeName == and a range on updatedAt, ordered by updatedAt and id (without objectTypeName, single-field indexes serve it).
     expect(spec.indexes.filter((i) => i.collectionGroup === "objectInstances").map((i) => i.fields.map((f) => f.fieldPath).join(","))).toEqual(["objectTypeName,updatedAt,__name__"]);
+    // The print-job reaper's query across every target: active jobs created before a time.
+    expect(spec.indexes.filter((i) => i.collectionGroup === "printJobs").map((i) => `${(i as { queryScope?: string }).queryScope}:${i.fields.map((f) => f.fieldPath).join(",")}`)).toEqual(["COLLECTION_GROUP:active,createdAt"]);
     const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
-    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "idempotencyKeys.expireAt", "rateLimits.expiresAt", "signInFailures.expireAt"]);
+    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "rateLimits.expiresAt", "signInFailures.expireAt"]);
   });
 });
 

@@ -162,6 +162,36 @@ describe("print jobs", () => {
     }
   });
 
+  // No job stays running forever: a chunk whose worker died on the queue's last attempt records nothing
+  // and enqueues nothing after it. The state such a job is left in is written here as it would be an
+  // hour later (the queue's attempts spent, the chunk's lease run out); reading the job's status reaps it.
+  it("ends a job the queue gave up on: the dead chunk's documents are failures, the chunks that never ran run, and the job finishes", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
+    expect(started.status, started.text).toBe(202);
+    const { jobId } = started.json.data;
+    expect(await finished(reader, `print-jobs/${jobId}`)).toMatchObject({ status: "succeeded", done: 120 });
+    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
+    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
+    const { FieldValue } = await import("firebase-admin/firestore");
+    const gone = FieldValue.delete();
+    const hourAgo = Timestamp.fromMillis(Date.now() - 3_600_000);
+    await job.update({ status: "running", active: true, createdAt: hourAgo, done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone });
+    await chunk(0).update({ finished: false, attempts: 6, leaseUntil: Timestamp.fromMillis(Date.now() - 600_000), files: gone, failures: gone, done: gone, failed: gone });
+    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+
+    const reaped = await finished(reader, `print-jobs/${jobId}`);
+    expect(reaped).toMatchObject({ status: "completed_with_failures", total: 120, done: 70, failed: 50 });
+    expect(reaped.failures[0]).toEqual({ objectInstanceId: MANY[0], status: 503, reason: "Not printed: the worker printing it stopped on the queue's last attempt." });
+    const zip = await unzipped(reaped.result.downloadUrl);
+    try {
+      const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
+      expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(MANY);
+      expect(manifest.documents.filter((d: { file?: string }) => d.file).length).toBe(70);
+    } finally {
+      zip.cleanup();
+    }
+  }, 120_000);
+
   it("cancels a job that has not ended: it ends cancelled at once with what was done and no result, and stays so", async () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
     expect(started.status, started.text).toBe(202);

@@ -149,27 +149,30 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
 
 /**
  * When no chunk is left unfinished (a count, not a read of every chunk), the job's finishing task is
- * enqueued, by one chunk only: the first to mark the job in a transaction. (Chunks finishing at once
- * may both see none left; a queue that forgets a task's id once it has run, as the emulator does,
- * would then run two finishing tasks.)
+ * enqueued, by one chunk only: the first to mark the job in a transaction (chunks finishing at once
+ * may both see none left). Its task id carries the time: a mark older than a chunk's lease is of a
+ * finishing task the queue lost or gave up on, and the reaper's call enqueues another, which the
+ * queue would refuse under the same id.
  */
-export async function finishIfLast(target: string, jobId: string): Promise<void> {
+export async function finishIfLast(target: string, jobId: string, now = Date.now()): Promise<void> {
   const chunks = db().collection(`${jobPath(target, jobId)}/chunks`);
   const left = await firestoreCall(() => chunks.where("finished", "==", false).count().get());
   if (left.data().count > 0) return;
   const jobRef = db().doc(jobPath(target, jobId));
-  const first = await firestoreTransaction(async (tx) => {
+  const { FieldValue, Timestamp } = firestoreSdk();
+  const marked = await firestoreTransaction(async (tx) => {
     const job = await tx.get(jobRef);
-    if (!job.exists || job.get("finishEnqueued") === true || FINAL_STATUSES.includes(job.get("status") as JobStatus)) return false;
-    tx.update(jobRef, { finishEnqueued: true });
+    const previous = job.get("finishEnqueuedAt") as FirebaseFirestore.Timestamp | undefined;
+    if (!job.exists || FINAL_STATUSES.includes(job.get("status") as JobStatus) || (previous && now - previous.toMillis() < CHUNK_LEASE_MS)) return false;
+    tx.update(jobRef, { finishEnqueuedAt: Timestamp.fromMillis(now) });
     return true;
   });
-  if (!first) return;
+  if (!marked) return;
   try {
-    await enqueueJobTasks([{ target, jobId, finish: true }]);
+    await enqueueJobTasks([{ target, jobId, finish: true, round: now }]);
   } catch (error) {
     // Unmarked so that this chunk's retry enqueues it (else the reaper does).
-    await firestoreCall(() => jobRef.update({ finishEnqueued: false })).catch(() => undefined);
+    await firestoreCall(() => jobRef.update({ finishEnqueuedAt: FieldValue.delete() })).catch(() => undefined);
     throw error;
   }
 }

@@ -87,16 +87,25 @@ export interface JobDocument {
   outputToken?: string;
   /** Production: the output's signed URL while it has more than 5 minutes left (a poll must not cost a signBlob each time). */
   signedUrl?: { url: string; expiresAt: string };
-  /** Set by the chunk that enqueued the finishing task (one chunk does). */
-  finishEnqueued?: boolean;
+  /** When the finishing task was enqueued (by one chunk; again by the reaper if it was lost). */
+  finishEnqueuedAt?: FirebaseFirestore.Timestamp;
+  /** When Firestore's TTL policy deletes it, and its chunks (their own expireAt): JOB_RETENTION_MS after creation. */
+  expireAt: FirebaseFirestore.Timestamp;
   /** True while queued or running: what the per-target bound counts. */
   active?: boolean;
 }
+
+/**
+ * How long a job is kept: as long as its output (the bucket's lifecycle rule deletes generated-pdfs/
+ * objects after 30 days), so that a job's status never outlives nor precedes its archive by much.
+ */
+export const JOB_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A chunk document: its ids, and once its task ran, what became of each (and how many: the job's progress is their sum). */
 export interface ChunkDocument {
   ids: string[];
   finished: boolean;
+  expireAt: FirebaseFirestore.Timestamp;
   /** Attempts the queue made at it so far. */
   attempts?: number;
   /** Until when its current attempt may still be running or be retried (the reaper's clock). */
@@ -130,5 +139,8 @@ export const jobTaskSchema = z.strictObject({
   jobId: idField,
   chunk: z.int().min(0).max(PRINT_JOB_LIMITS.documents).optional(),
   finish: z.literal(true).optional(),
+  // Part of the task's id where the same work may be enqueued again (a queue refuses an id it has
+  // seen: Cloud Tasks for about an hour after the task ran, the emulator until it restarts).
+  round: z.int().min(0).optional(),
 });
 export type JobTask = z.infer<typeof jobTaskSchema>;

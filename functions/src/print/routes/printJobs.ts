@@ -9,9 +9,11 @@ import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
-import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
+import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
 import { progressOf, readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
+import { overdue, reapJob } from "../jobs/reaper";
+import * as logs from "../../logs";
 import { instanceFilter, instancesMatching } from "../jobs/selection";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
@@ -90,6 +92,8 @@ export const createPrintJob = defineRoute({
     await assertJobBounds(access.path, ids.length, !replay);
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
     const { Timestamp } = firestoreSdk();
+    const createdAt = Timestamp.now();
+    const expireAt = Timestamp.fromMillis(createdAt.toMillis() + JOB_RETENTION_MS);
 
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
@@ -105,14 +109,15 @@ export const createPrintJob = defineRoute({
         createdBy: caller.uid,
         createdByScheme: caller.scheme,
         auditChain: access.chain.map((node) => node.path),
-        createdAt: Timestamp.now(),
+        createdAt,
+        expireAt,
         requestHash,
         ...(filter && { filter }),
         ...(isEmulator() && { outputToken: randomUUID() }),
       };
       tx.create(jobRef, job);
       for (let i = 0; i < chunks; i++) {
-        tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false });
+        tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false, expireAt } satisfies ChunkDocument);
       }
       return undefined;
     });
@@ -178,7 +183,12 @@ export const getPrintJob = defineRoute({
   errors: { 404: "No such print job in this target." },
   async handle({ access, params: { jobId }, docs: [jobSnap] }) {
     if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
-    const job = jobSnap.data() as JobDocument;
+    let job = jobSnap.data() as JobDocument;
+    // A job active for longer than a chunk's lease may be stuck: its reading ends what the queue gave up on.
+    if (overdue(job, Date.now())) {
+      await reapJob(access.path, jobId).catch(logs.printJobNotReaped);
+      job = ((await firestoreCall(() => jobSnap.ref.get())).data() as JobDocument | undefined) ?? job;
+    }
     let { done = 0, failed = 0 } = job;
     if (job.finishedAt === undefined) {
       // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
