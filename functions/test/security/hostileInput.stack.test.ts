@@ -28,8 +28,10 @@ const NOBODY = { uid: `hx-nobody-${r}`, email: `hx-nobody-${r}@hx.test` };
 const GUESSED = { uid: `hx-guessed-${r}`, email: `hx-guessed-${r}@hx.test` };
 const USER = `hx-user-${r}`;
 const INSTANCE = "hx-doc";
+/** A print job of each target, cancelled: reading it changes nothing, and cancelling it again answers 200 and changes nothing. */
+const JOB = "hx-job";
 /** Ids a hostile id must never be: with them a request could be valid. */
-const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, ADMIN.uid, NOBODY.uid, GUESSED.uid]);
+const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, JOB, ADMIN.uid, NOBODY.uid, GUESSED.uid]);
 const ALL = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"];
 
 const FIXTURE = {
@@ -52,13 +54,19 @@ const FIXTURE = {
     [`sites/${H.site}`]: { name: "Hostile site", features: { PEOPLE_MANAGEMENT: true } },
     [`sites/${H.site}/members/${ADMIN.uid}`]: { permissions: ALL },
     [`sites/${H.site}/objectInstances/${INSTANCE}`]: { title: "Hostile", objectTypeName: "T", sections: [] },
+    ...Object.fromEntries(
+      [`organizations/${H.org}`, `tenants/${H.tenant}`, `tenants/${H.tenant}/divisions/${H.division}`, `sites/${H.site}`].map((target) => [
+        `${target}/printJobs/${JOB}`,
+        { status: "cancelled", active: false, total: 1, chunks: 1, output: "zip", done: 0, failed: 0, failures: [], createdAt: { $timestamp: "2026-01-01T00:00:00Z" }, finishedAt: { $timestamp: "2026-01-01T00:01:00Z" } },
+      ]),
+    ),
   },
 };
 const ADMIN_BASIC = basic(ADMIN.email, PASSWORD);
 
 // --- Requests ---------------------------------------------------------------------------------------
 
-type RouteName = "status" | "restore" | "delete" | "roles" | "claim" | "release" | "print" | "send-pdf" | "audit-events";
+type RouteName = "status" | "restore" | "delete" | "roles" | "claim" | "release" | "print" | "send-pdf" | "audit-events" | "print-jobs" | "print-job" | "list-print-jobs" | "cancel-print-job";
 
 interface HostileRequest {
   route: RouteName;
@@ -95,6 +103,10 @@ const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: s
   print: { fn: "print", method: "POST", suffix: ["print"], body: { objectInstanceId: INSTANCE }, forms: Object.keys(FORMS) },
   "send-pdf": { fn: "print", method: "POST", suffix: ["send-pdf"], body: { objectInstanceId: INSTANCE, to: "hx@example.test" }, forms: Object.keys(FORMS) },
   "audit-events": { fn: "api", method: "GET", suffix: ["audit-events"], query: "limit=5&action=pdf.printed", forms: Object.keys(FORMS) },
+  "print-jobs": { fn: "print", method: "POST", suffix: ["print-jobs"], body: { objectInstanceIds: [INSTANCE] }, forms: Object.keys(FORMS) },
+  "print-job": { fn: "print", method: "GET", suffix: ["print-jobs", JOB], forms: Object.keys(FORMS) },
+  "list-print-jobs": { fn: "print", method: "GET", suffix: ["print-jobs"], query: "limit=5", forms: Object.keys(FORMS) },
+  "cancel-print-job": { fn: "print", method: "POST", suffix: ["print-jobs", JOB, "cancel"], forms: Object.keys(FORMS) },
 };
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 const ROUTE_WORDS = new Set(Object.values(ROUTES).flatMap((route) => route.suffix));
@@ -167,10 +179,10 @@ const targetIdChange = fc.tuple(hostileId, fc.nat()).map(([id, k]) =>
 );
 
 const userIdChange = hostileId.map((id) =>
-  change(`user id ${id.slice(0, 60)}`, (req) => {
-    const at = req.segments.indexOf("user", req.formLength);
+  change(`user or job id ${id.slice(0, 60)}`, (req) => {
+    const at = req.segments.findIndex((segment, i) => i >= req.formLength && (segment === "user" || segment === "print-jobs") && i + 1 < req.segments.length);
     if (at >= 0) req.segments[at + 1] = id;
-    else req.segments[1] = id; // routes without a user id: the target id instead
+    else req.segments[1] = id; // routes without a user or job id: the target id instead
   }),
 );
 
@@ -267,8 +279,9 @@ const queryChange = fc
     }),
   );
 
-// Bodies. Every JSON value here is invalid for every route: no route takes a body but print and
-// send-pdf, and for those each value breaks the schema or names an instance that does not exist.
+// Bodies. Every JSON value here is invalid for every route: no route takes a body but print,
+// send-pdf and print-jobs, and for those each value breaks the schema or names an instance that does
+// not exist (print-jobs takes objectInstanceIds or filter, never objectInstanceId).
 const deep = (depth: number, leaf: string, open: string, close: string) => `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;
 const invalidPayload: fc.Arbitrary<string> = fc.oneof(
   fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }), fc.double())
@@ -548,7 +561,7 @@ const nonJsonType = fc.oneof(
 
 /** A state-changing request that would pass, sent with no body but a declared non-JSON type (a form post, say). */
 const crossSiteRequest = fc
-  .tuple(fc.constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf").chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))), nonJsonType)
+  .tuple(fc.constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf", "print-jobs", "cancel-print-job").chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))), nonJsonType)
   .map(([{ route, form }, type]) => {
     const req = validRequest(route, form);
     req.headers["content-type"] = type;
