@@ -9,9 +9,10 @@ import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
-import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
+import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
 import { readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
+import { jobWebhookEndpoint } from "../jobs/webhook";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
@@ -78,6 +79,8 @@ export const createPrintJob = defineRoute({
     const jobRef = db().doc(jobPath(access.path, jobId));
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
     const { Timestamp } = firestoreSdk();
+    // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
+    const webhook = await jobWebhookEndpoint(access.chain);
 
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
@@ -96,8 +99,10 @@ export const createPrintJob = defineRoute({
         createdAt: Timestamp.now(),
         requestHash,
         ...(isEmulator() && { outputToken: randomUUID() }),
+        ...(webhook && { webhook: { attempts: 0 } }),
       };
       tx.create(jobRef, job);
+      if (webhook) tx.create(db().doc(jobWebhookPath(access.path, jobId)), webhook);
       for (let i = 0; i < chunks; i++) {
         tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false });
       }
@@ -129,6 +134,17 @@ const jobOfPath = (scope: ReadScope) => [jobPath(scope.path, scope.params.jobId)
 
 const failureSchema = z.strictObject({ objectInstanceId: z.string(), status: z.int(), reason: z.string() });
 
+/** A job's webhook deliveries (the URL is not shown: its query may hold a token). */
+const webhookSchema = z
+  .strictObject({
+    attempts: z.int().describe("POSTs of print_job.finished so far (the queue retries one that failed, with backoff)."),
+    lastStatus: z.int().nullable().describe("The last answer's HTTP status; null when none came."),
+    lastError: z.string().nullable().describe("Why the last attempt failed; null once delivered."),
+    deliveredAt: z.iso.datetime().nullable().describe("When a receiver answered 2xx."),
+    failedAt: z.iso.datetime().nullable().describe("When the queue's last attempt failed too: it is not sent again."),
+  })
+  .describe("The job's webhook, when its target had one (jobWebhookUrl) as it was created.");
+
 /** Issue 34: a job of the target, its progress and, once it has one, its output. */
 export const getPrintJob = defineRoute({
   method: "get",
@@ -159,6 +175,7 @@ export const getPrintJob = defineRoute({
             sizeBytes: z.int().positive(),
           })
           .optional(),
+        webhook: webhookSchema.optional(),
       }),
     }),
   },
@@ -187,9 +204,18 @@ export const getPrintJob = defineRoute({
         createdAt: job.createdAt.toDate().toISOString(),
         finishedAt: job.finishedAt?.toDate().toISOString() ?? null,
         ...(result && { result }),
+        ...(job.webhook && { webhook: webhookOf(job.webhook) }),
       },
     };
   },
+});
+
+const webhookOf = ({ attempts, lastStatus, lastError, deliveredAt, failedAt }: NonNullable<JobDocument["webhook"]>) => ({
+  attempts,
+  lastStatus: lastStatus ?? null,
+  lastError: lastError ?? null,
+  deliveredAt: deliveredAt?.toDate().toISOString() ?? null,
+  failedAt: failedAt?.toDate().toISOString() ?? null,
 });
 
 /**
