@@ -102,30 +102,27 @@ export function webhookHeaders(secret: string, id: string, body: string, at: Dat
 }
 
 /**
- * POSTs one signed message, connecting to the address checkedAddress found for the URL's host (a
- * second DNS answer cannot send it elsewhere: rebinding), with the host's name for TLS and Host.
- * Resolves with the answer's status: redirects are not followed and the answer's body is not read.
- * Rejects when the URL is refused, the connection fails or no answer comes within WEBHOOK_TIMEOUT_MS.
+ * POSTs one signed message to the address checkedAddress finds for the URL's host. Resolves with
+ * the answer's status; rejects when the URL is refused, the connection fails or no answer comes
+ * within WEBHOOK_TIMEOUT_MS.
  */
 export async function postWebhook(raw: string, secret: string, id: string, body: string, at: Date, emulator = isEmulator()): Promise<number> {
-  const { address, family } = await checkedAddress(raw, emulator);
-  const url = new URL(raw);
-  const toChecked: LookupFunction = (_host, options, callback) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family));
+  const checked = await checkedAddress(raw, emulator);
+  return postTo(new URL(raw), checked, { "content-type": "application/json", "user-agent": "print-service-webhooks/1", ...webhookHeaders(secret, id, body, at) }, body);
+}
+
+/**
+ * POSTs `body` to `url`, connecting to `to` whatever DNS would answer for the URL's host now (a
+ * second answer cannot send it elsewhere: DNS rebinding), with the host's name for TLS and Host.
+ * Redirects are not followed and the answer's body is not read; it fails after `timeoutMs`, connection to answer.
+ */
+export function postTo(url: URL, to: { address: string; family: number }, headers: Record<string, string>, body: string, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<number> {
+  const toChecked: LookupFunction = (_host, options, callback) => (options.all ? callback(null, [to]) : callback(null, to.address, to.family));
   return new Promise<number>((resolve, reject) => {
-    const request = (url.protocol === "https:" ? https : http).request(
-      url,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "print-service-webhooks/1", ...webhookHeaders(secret, id, body, at) },
-        lookup: toChecked,
-        agent: false,
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      },
-      (response) => {
-        resolve(response.statusCode ?? 0);
-        response.destroy();
-      },
-    );
+    const request = (url.protocol === "https:" ? https : http).request(url, { method: "POST", headers, lookup: toChecked, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (response) => {
+      resolve(response.statusCode ?? 0);
+      response.destroy();
+    });
     request.on("error", reject);
     request.end(body);
   });

@@ -3,13 +3,15 @@
 // (http://127.0.0.1:<port>, which the emulator takes), which verifies it with the standardwebhooks
 // package, as a customer's would. Fresh targets, so that other files' jobs and bounds are not shared.
 
+import { statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIREBASE_LOG } from "../../stack/firebaseEmulators";
 import { apiUrl, firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
-import { runId } from "../security/support";
+import { logSince, runId } from "../security/support";
 
 const r = runId();
 const ORG = `wh-org-${r}`;
@@ -50,8 +52,11 @@ describe("print jobs' webhook", () => {
   let reader: string;
   let otherAdmin: string;
   const secrets: Record<string, string> = {};
+  const everySecret: string[] = [];
+  let logFrom: number;
 
   beforeAll(async () => {
+    logFrom = statSync(FIREBASE_LOG).size;
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const batch = firestore().batch();
@@ -75,8 +80,12 @@ describe("print jobs' webhook", () => {
   }, 60_000);
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const settings = (tenant: string, token: string, body?: unknown) =>
-    call(apiUrl(`/tenant/${tenant}/print-settings`), body === undefined ? { auth: { bearer: token } } : { method: "PUT", auth: { bearer: token }, body });
+  /** GET (no body) or PUT the tenant's print settings; every secret answered is kept for the log check. */
+  async function settings(tenant: string, token: string, body?: unknown) {
+    const res = await call(apiUrl(`/tenant/${tenant}/print-settings`), body === undefined ? { auth: { bearer: token } } : { method: "PUT", auth: { bearer: token }, body });
+    if (res.json?.data?.webhookSecret) everySecret.push(res.json.data.webhookSecret);
+    return res;
+  }
 
   /** Starts a job of the tenant's first `count` instances and waits for its end (cancelled at once with `cancel`). */
   async function job(tenant: string, count = 1, cancel = false) {
@@ -196,6 +205,7 @@ describe("print jobs' webhook", () => {
     const orgSaved = await call(apiUrl(`/organization/${ORG}/print-settings`), { method: "PUT", auth: { bearer: orgAdmin }, body: { jobWebhookUrl: `${base}/org` } });
     expect(orgSaved.status, orgSaved.text).toBe(200);
     const orgSecret = orgSaved.json.data.webhookSecret as string;
+    everySecret.push(orgSecret);
     const inherited = await settings(INHERITS, orgAdmin);
     expect(inherited.json.data).toMatchObject({ effective: { jobWebhookUrl: `${base}/org` }, sources: { jobWebhookUrl: `organizations/${ORG}` }, own: {} });
     expect(inherited.text).not.toContain(orgSecret.slice(6));
@@ -228,4 +238,13 @@ describe("print jobs' webhook", () => {
     expect(() => new Webhook(secrets[TENANT]).verify(delivery.body, delivery.headers)).toThrow();
     expect((await read()).text).not.toContain(otherSecret.slice(6));
   }, 120_000);
+
+  it("logs deliveries, and never a secret or a URL's query", () => {
+    const log = logSince(logFrom);
+    expect(log).toContain("Print job webhook delivered");
+    expect(log).toContain("Print job webhook not delivered: The receiver answered 500.");
+    expect(everySecret.length).toBeGreaterThanOrEqual(4);
+    for (const secret of everySecret) expect(log).not.toContain(secret.slice(6));
+    expect(log).not.toContain(`tok-${r}`);
+  });
 });

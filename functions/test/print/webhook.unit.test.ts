@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkedAddress, deliveryError, newWebhookSecret, postWebhook, webhookHeaders, WebhookUrlRefused } from "../../src/print/webhook";
+import { checkedAddress, deliveryError, newWebhookSecret, postTo, postWebhook, webhookHeaders, WebhookUrlRefused } from "../../src/print/webhook";
 
 describe("webhook signatures", () => {
   const body = JSON.stringify({ type: "print_job.finished", data: { jobId: "j1" } });
@@ -92,6 +92,25 @@ describe("postWebhook", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const error = await postWebhook(`http://127.0.0.1:${free}/hook?token=secret-token`, newWebhookSecret(), "msg_4", "{}", new Date(), true).catch((e: unknown) => e);
     expect(deliveryError(error)).toBe("The receiver could not be reached (ECONNREFUSED).");
+  });
+
+  it("connects to the checked address, not to what the host's name resolves to, and names the host in Host", async () => {
+    received.length = 0;
+    // receiver.invalid resolves nowhere: only the address given can have been used.
+    expect(await postTo(new URL(`http://receiver.invalid:${port}/hook`), { address: "127.0.0.1", family: 4 }, { "content-type": "application/json" }, "{}")).toBe(204);
+    expect(received.map((r) => [r.url, r.headers.host])).toEqual([["/hook", `receiver.invalid:${port}`]]);
+  });
+
+  it("gives up on a receiver that does not answer in time", async () => {
+    const silent = createServer(() => undefined); // takes the request, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`);
+    const started = Date.now();
+    const error = await postTo(url, { address: "127.0.0.1", family: 4 }, {}, "{}", 300).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(deliveryError(error)).toBe("No answer within 10 s.");
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
   it("checks an address given in the URL without DNS", async () => {
