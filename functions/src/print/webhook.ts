@@ -53,8 +53,8 @@ export const webhookSettings = {
     .optional()
     .meta({
       description:
-        "Where this target's print jobs (and those of the targets below it that set none) POST print_job.finished, signed as Standard Webhooks specifies: an https URL whose host's addresses are all public. null: no webhook here, whatever a target above sets. Left out: inherited.",
-      examples: ["https://hooks.example.com/print-jobs"],
+        "Where this target's print jobs (and those of the targets below it that set none) POST print_job.finished, signed as Standard Webhooks specifies: an https URL whose host's addresses are all public, e.g. https://hooks.example.com/print-jobs. null: no webhook here, whatever a target above sets. Left out: inherited.",
+      // No `examples`: the playground fills a body with its fields' examples, and a webhook must not be set by accident.
     }),
   // true: a new signing secret for this target's URL, answered once; the old one stops signing.
   rotateWebhookSecret: z.boolean().optional().meta({ description: "true: replace this target's signing secret with a new one, answered once (needs jobWebhookUrl in the same body). Jobs created before keep the secret they took." }),
