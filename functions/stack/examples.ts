@@ -55,10 +55,32 @@ export const TOKEN_COMMAND =
   `-d ${shellQuote(JSON.stringify({ email: EXAMPLE_USER, password: DEMO_PASSWORD, returnSecureToken: true }))} ` +
   `| node -pe 'JSON.parse(require("fs").readFileSync(0)).idToken')`;
 
+const BEARER = `-H "Authorization: Bearer $TOKEN"`;
+
 export function curlCommand(example: Example): string {
   const parts = ["curl -s", example.method === "GET" ? "" : `-X ${example.method}`, shellQuote(`${URLS.hosting}${example.path}`)];
-  parts.push(example.auth === "bearer" ? `-H "Authorization: Bearer $TOKEN"` : `-u ${shellQuote(`${EXAMPLE_USER}:${DEMO_PASSWORD}`)}`);
+  parts.push(example.auth === "bearer" ? BEARER : `-u ${shellQuote(`${EXAMPLE_USER}:${DEMO_PASSWORD}`)}`);
   if (example.body) parts.push(`-H 'content-type: application/json' -d ${shellQuote(JSON.stringify(example.body))}`);
   if (example.file) parts.push(`-H 'content-type: ${example.file.contentType}' --data-binary ${shellQuote(`@${join(ROOT_DIR, example.file.path)}`)}`);
   return parts.filter(Boolean).join(" ");
+}
+
+/** The print job's instances: acme-north's two Safety Inspections of the demo data, updated in May 2026. */
+export const JOB_FILTER = { objectTypeName: "Safety Inspection", updatedFrom: "2026-05-01T00:00:00Z", updatedTo: "2026-06-01T00:00:00Z" };
+/** Where the job example saves the archive (in the shell's working directory). */
+export const JOB_ZIP = "acme-north-job.zip";
+
+/**
+ * The print-job example of the ready block: a job of acme-north by filter, its status, its ZIP. Lines
+ * one shell runs in turn ($TOKEN from TOKEN_COMMAND; the first sets $JOB); the stack tests run them.
+ */
+export function jobExample(): { title: string; lines: string[] }[] {
+  const start = curlCommand({ title: "", method: "POST", path: "/print/tenant/acme-north/print-jobs", auth: "bearer", body: { filter: JOB_FILTER } });
+  const status = `curl -s "${URLS.hosting}/print/tenant/acme-north/print-jobs/$JOB" ${BEARER}`;
+  const read = (expression: string) => `node -pe 'JSON.parse(require("fs").readFileSync(0)).${expression}'`;
+  return [
+    { title: "Start a print job: acme-north's Safety Inspections updated in May 2026, in one ZIP (202; its id into $JOB)", lines: [`JOB=$(${start} | ${read("data.jobId")})`] },
+    { title: "The job's status: done and failed of total; result.downloadUrl once it has finished", lines: [status] },
+    { title: "Its ZIP, once the job has finished: a PDF per instance and manifest.json", lines: [`until ${status} | grep -q '"finishedAt":"'; do sleep 1; done`, `curl -s -o ${JOB_ZIP} "$(${status} | ${read("data.result.downloadUrl")})" && unzip -l ${JOB_ZIP}`] },
+  ];
 }

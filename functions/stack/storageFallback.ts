@@ -33,6 +33,7 @@ type StorageEmulatorClass = new (args: StorageEmulatorArgs) => StorageEmulatorIn
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { storageFaultApplies, type Faultable, type StorageFault } from "./faults";
+import { functionOfProcess, pidOfLocalPort } from "./socketOwner";
 
 const { StorageEmulator } = require("firebase-tools/lib/emulator/storage") as { StorageEmulator: StorageEmulatorClass };
 const { EmulatorRegistry } = require("firebase-tools/lib/emulator/registry") as {
@@ -86,14 +87,19 @@ export interface StorageFallback extends Faultable<StorageFault> {
  */
 function faultSwitch(app: ExpressAppHandle): Faultable<StorageFault> {
   let fault: StorageFault | null = null;
+  let workersExited = 0;
   const held = new Set<Socket>();
   const handle = app.handle;
   app.handle = function (req, res, next) {
     if (fault && storageFaultApplies(fault, req.method ?? "GET", req.url ?? "/")) {
-      if (fault.mode === "unavailable") {
+      const mode = fault.mode;
+      if (fault.times !== undefined) fault = fault.times > 1 ? { ...fault, times: fault.times - 1 } : null;
+      if (mode === "exit-worker") {
+        if (exitWorkerOf(req.socket)) workersExited++;
+      } else if (mode === "unavailable") {
         res.writeHead(503, { "content-type": "application/json", connection: "close" });
         res.end(JSON.stringify({ error: { code: 503, message: "Service unavailable (fault injected through PUT /faults)." } }));
-      } else if (fault.mode === "reset") {
+      } else if (mode === "reset") {
         req.socket.destroy();
       } else {
         held.add(req.socket);
@@ -104,6 +110,8 @@ function faultSwitch(app: ExpressAppHandle): Faultable<StorageFault> {
     handle.call(this, req, res, next);
   };
   return {
+    currentFault: () => fault,
+    workersExited: () => workersExited,
     setFault(next) {
       fault = next;
       if (!next || next.mode !== "hang") {
@@ -112,6 +120,15 @@ function faultSwitch(app: ExpressAppHandle): Faultable<StorageFault> {
       }
     },
   };
+}
+
+/** Kills the function worker at the other end of the request's connection (SIGKILL: no cleanup, as an instance that dies), then drops the connection; true if one was killed. */
+function exitWorkerOf(socket: Socket): boolean {
+  const pid = socket.remotePort === undefined ? undefined : pidOfLocalPort(socket.remotePort);
+  const worker = pid !== undefined && pid !== process.pid && functionOfProcess(pid) !== undefined;
+  if (worker) process.kill(pid, "SIGKILL");
+  socket.destroy();
+  return worker;
 }
 
 export async function startStorageFallback(projectId: string, port: number, host = "127.0.0.1"): Promise<StorageFallback> {
@@ -132,5 +149,7 @@ export async function startStorageFallback(projectId: string, port: number, host
     },
     reset: () => emulator.reset(),
     setFault: (fault) => faults.setFault(fault),
+    currentFault: () => faults.currentFault!(),
+    workersExited: () => faults.workersExited!(),
   };
 }

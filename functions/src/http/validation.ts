@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
 import { idProblem } from "./ids";
+import { TIMESTAMP_SECONDS } from "./pageToken";
 
 /** Unknown keys an answer names (the rest are counted). */
 const MAX_KEYS_NAMED = 10;
@@ -88,3 +89,15 @@ export const ONE_LINE_MESSAGE = "must be a single line without control character
 const NOT_ONE_LINE_CHARACTERS = new RegExp(`[${NOT_IN_ONE_LINE}]`, "gu");
 /** `text` with what a single line may not hold turned into spaces (text stored before ONE_LINE applied). */
 export const asOneLine = (text: string): string => text.replace(NOT_ONE_LINE_CHARACTERS, " ");
+
+/** An optional time with an offset (Z or ±hh:mm) a Firestore query can compare with (z.iso.datetime also takes years 0 and 9999 with offsets beyond). */
+export const queryTime = (description: string) =>
+  z.iso
+    .datetime({ offset: true })
+    // (Run on a value that failed the format as well: that one has its issue already.)
+    .refine((t) => {
+      const seconds = Math.floor(Date.parse(t) / 1000);
+      return Number.isNaN(seconds) || (seconds >= TIMESTAMP_SECONDS.min && seconds <= TIMESTAMP_SECONDS.max);
+    }, "must be between the years 1 and 9999 (UTC)")
+    .optional()
+    .meta({ description });

@@ -14,7 +14,7 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, layoutLimitExc
 import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
-import type { PrintableInstance, RenderedPdf } from "./render";
+import type { PreparedImage, PrintableInstance, RenderedPdf } from "./render";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
@@ -216,7 +216,15 @@ export interface RenderTarget {
  * and the settings' logo prepared, rendered one at a time per instance, and logged. What the instance
  * causes is a 422 naming the limit; the caller decides what to remember of a failure.
  */
-export async function renderStoredInstance(target: RenderTarget, instanceId: string, stored: FirebaseFirestore.DocumentData, pictures: readonly PictureObject[], settings: PrintSettings): Promise<RenderedPdf> {
+export async function renderStoredInstance(
+  target: RenderTarget,
+  instanceId: string,
+  stored: FirebaseFirestore.DocumentData,
+  pictures: readonly PictureObject[],
+  settings: PrintSettings,
+  /** The settings' logo, prepared once for many documents (a print job's chunk); prepared here otherwise. */
+  logo?: Promise<PreparedImage | undefined>,
+): Promise<RenderedPdf> {
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
   // request served from a stored PDF never needs it.
@@ -227,11 +235,7 @@ export async function renderStoredInstance(target: RenderTarget, instanceId: str
     const data = printable(stored);
     pdf = await oneRenderAtATime(async () => {
       const images = await preparePictures(pictures, storageCall);
-      // Apart from the fields' pictures, which must lie in the instance's target's folder: the logo may be
-      // a target's above (inherited), its path checked against the folder of the target that set it.
-      const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
-      const logoImage = logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
-      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: logoImage });
+      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (logo ?? preparedLogo(settings)) });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
@@ -239,6 +243,16 @@ export async function renderStoredInstance(target: RenderTarget, instanceId: str
   }
   logs.pdfRendered({ pageCount: pdf.pageCount, sizeBytes: pdf.bytes.length, durationMs: performance.now() - started, missingCharacters: pdf.missingCharacters, bidiControlsRemoved: pdf.bidiControlsRemoved });
   return pdf;
+}
+
+/**
+ * The settings' logo, downloaded and prepared. Apart from the fields' pictures, which must lie in the
+ * instance's target's folder: the logo may be a target's above (inherited), its path checked against
+ * the folder of the target that set it.
+ */
+export async function preparedLogo(settings: PrintSettings): Promise<PreparedImage | undefined> {
+  const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
+  return logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
 }
 
 /** The PDF's bytes: those just rendered, or the stored file's. */

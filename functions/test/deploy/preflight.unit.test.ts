@@ -132,9 +132,11 @@ describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in f
     expect(() => new FirestoreApi().validateSpec(spec)).not.toThrow();
   });
 
-  it("declares a composite index for each filtered query of the audit trail, and a TTL on every expiring collection", () => {
+  it("declares a composite index for each filtered query of the audit trail and of print jobs' filter, and a TTL on every expiring collection", () => {
     const shapes = spec.indexes.filter((i) => i.collectionGroup === "auditEvents").map((i) => i.fields.map((f) => f.fieldPath).join(","));
     expect(shapes.sort()).toEqual(["action,at,__name__", "action,subject,at,__name__", "subject,at,__name__"]);
+    // A print job's filter: objectTypeName == and a range on updatedAt, ordered by updatedAt and id (without objectTypeName, single-field indexes serve it).
+    expect(spec.indexes.filter((i) => i.collectionGroup === "objectInstances").map((i) => i.fields.map((f) => f.fieldPath).join(","))).toEqual(["objectTypeName,updatedAt,__name__"]);
     const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
     expect(ttl.sort()).toEqual(["auditEvents.expireAt", "idempotencyKeys.expireAt", "rateLimits.expiresAt", "signInFailures.expireAt"]);
   });

@@ -363,6 +363,33 @@ describe("queries", () => {
     expect((await col.orderBy("pop").count().get()).data().count).toBe(5);
   });
 
+  it("select() answers only the selected fields (nested ones inside their maps); select() with none answers every matching document without fields", async () => {
+    const none = await col.where("city", "==", "Oslo").select().get();
+    expect(none.docs.map((d) => [d.id, d.data()])).toEqual([["b", {}], ["d", {}], ["f", {}]]);
+    const some = await col.where("city", "==", "Rome").select("pop", "info.region", "absent").get();
+    expect(some.docs.map((d) => [d.id, d.data()])).toEqual([["a", { pop: 3, info: { region: "north" } }], ["e", { pop: 5, info: { region: "south" } }]]);
+  });
+
+  it("an equality filter with a timestamp range, ordered by the timestamp then document id, ids only and counted (a print job's filter)", async () => {
+    const instances = freshCollection();
+    const at = (ms: number, nanos = 0) => new Timestamp(Date.UTC(2026, 0, 1) / 1000 + ms / 1000, nanos);
+    const docs: [string, Record<string, unknown>][] = [
+      ["i5", { type: "A", updatedAt: at(2000) }], ["i1", { type: "A", updatedAt: at(1000) }], ["i2", { type: "A", updatedAt: at(1000) }],
+      ["i3", { type: "A", updatedAt: at(0, 500_000) }], ["i4", { type: "B", updatedAt: at(1000) }], ["i6", { type: "A" }],
+      ["i7", { type: "A", updatedAt: "2026-01-01T00:00:01Z" }], ["i8", { type: "A", updatedAt: at(3000) }],
+    ];
+    for (const [id, data] of docs) await instances.doc(id).set(data);
+    const query = instances.where("type", "==", "A").where("updatedAt", ">=", at(0, 500_000)).where("updatedAt", "<", at(3000)).orderBy("updatedAt").orderBy(FieldPath.documentId());
+    const snap = await query.select().get();
+    expect(snap.docs.map((d) => [d.id, d.data()])).toEqual([["i3", {}], ["i1", {}], ["i2", {}], ["i5", {}]]);
+    expect((await query.count().get()).data().count).toBe(4);
+    expect(await ids(query.limit(2))).toEqual(["i3", "i1"]);
+    // Just past the lower bound (a microsecond), and without a range: a field of another type, or none, is ordered or left out as orderBy does.
+    expect(await ids(instances.where("type", "==", "A").where("updatedAt", ">", at(0, 500_000)).orderBy("updatedAt"))).toEqual(["i1", "i2", "i5", "i8"]);
+    expect(await ids(instances.where("type", "==", "A").orderBy("updatedAt").orderBy(FieldPath.documentId()))).toEqual(["i3", "i1", "i2", "i5", "i8", "i7"]);
+    expect((await instances.orderBy("updatedAt").count().get()).data().count).toBe(7);
+  });
+
   it("a query sees only its own collection, not subcollections or other collections", async () => {
     const parent = freshCollection();
     await parent.doc("p").set({ v: 1 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { archiveNames } from "../../src/print/jobs/names";
 
-const file = (objectInstanceId: string, title: string) => ({ objectInstanceId, title, storagePath: `parts/${objectInstanceId}.pdf` });
+const file = (objectInstanceId: string, title: string) => ({ objectInstanceId, title });
 
 describe("archiveNames (a print job's file names in its ZIP)", () => {
   it("names each PDF by its instance id and title, safe everywhere", () => {

@@ -127,39 +127,40 @@ describe("print jobs", () => {
     }
   }, 180_000);
 
-  // Cloud Tasks delivers at least once and retries a failed task: a chunk whose PDFs cannot be stored
-  // fails as a whole (503), and its retry prints every document once.
-  it("retries a chunk that failed because Storage did, and counts each document once", async (context) => {
+  // Cloud Tasks delivers at least once and retries a failed task: a chunk whose pack cannot be stored
+  // fails as a whole (503), one whose worker dies mid-chunk fails with it, and the retry prints every
+  // document once.
+  it.for<[string, Record<string, unknown>]>([
+    ["a chunk fails once (Storage answers 503 to its pack)", { mode: "unavailable", only: "uploads", match: "/parts/", times: 1 }],
+    ["a worker exits mid-chunk (killed as it stores its pack)", { mode: "exit-worker", only: "uploads", match: "/parts/", times: 1 }],
+  ])("retries when %s, and counts each document once", { timeout: 120_000 }, async ([, fault], context) => {
     if ((await mailSink("/faults")).status !== 200) return context.skip("needs the stack's JavaScript Storage emulator and its fault switch: skipped, not passed");
     const ids = ["inspection-short", "multilingual"];
-    const setFaults = async (faults: unknown) => expect((await mailSink("/faults", { method: "PUT", body: faults })).status).toBe(200);
-    await setFaults({ storage: { mode: "unavailable", only: "uploads" } });
-    let jobId: string;
+    const exitedBefore = (await mailSink("/faults")).json.workersExited;
+    expect((await mailSink("/faults", { method: "PUT", body: { storage: fault } })).status).toBe(200);
     try {
       const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids } });
       expect(res.status, res.text).toBe(202);
-      jobId = res.json.data.jobId;
-      // The chunk's first attempt fails at its first upload; the queue backs off 5 s and tries again.
-      const chunk = firestore().doc(`tenants/acme-north/printJobs/${jobId}/chunks/00000`);
-      const deadline = Date.now() + 30_000;
-      while (((await chunk.get()).get("attempts") ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-      expect((await chunk.get()).get("attempts")).toBeGreaterThanOrEqual(2);
-      const status = await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } });
-      expect(status.json.data).toMatchObject({ status: "running", done: 0, failed: 0, finishedAt: null });
+      const job = await finished(reader, `print-jobs/${res.json.data.jobId}`);
+      expect(job).toMatchObject({ status: "succeeded", total: 2, done: 2, failed: 0 });
+      // The fault acted (it cleared itself), and the chunk took a second attempt.
+      const faults = (await mailSink("/faults")).json;
+      expect(faults.storage).toBeNull();
+      expect(faults.workersExited - exitedBefore).toBe(fault.mode === "exit-worker" ? 1 : 0);
+      expect((await firestore().doc(`tenants/acme-north/printJobs/${job.jobId}/chunks/00000`).get()).get("attempts")).toBe(2);
+      const zip = await unzipped(job.result.downloadUrl);
+      try {
+        const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
+        expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(ids);
+        expect(zip.names).toHaveLength(3);
+        for (const name of zip.names.filter((n) => n.endsWith(".pdf"))) expect(zip.read(name).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      } finally {
+        zip.cleanup();
+      }
     } finally {
-      await setFaults({});
+      await mailSink("/faults", { method: "PUT", body: {} });
     }
-    const job = await finished(reader, `print-jobs/${jobId}`);
-    expect(job).toMatchObject({ status: "succeeded", total: 2, done: 2, failed: 0 });
-    const zip = await unzipped(job.result.downloadUrl);
-    try {
-      const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
-      expect(manifest.documents.map((d: { objectInstanceId: string }) => d.objectInstanceId)).toEqual(ids);
-      expect(zip.names).toHaveLength(3);
-    } finally {
-      zip.cleanup();
-    }
-  }, 120_000);
+  });
 
   it("cancels a job that has not ended: it ends cancelled at once with what was done and no result, and stays so", async () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });

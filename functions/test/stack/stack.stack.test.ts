@@ -1,11 +1,12 @@
 import { getFirestore } from "firebase-admin/firestore";
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PORTS, ROOT_DIR, URLS } from "../../stack/config";
-import { EXAMPLES, EXAMPLE_USER, curlCommand } from "../../stack/examples";
+import { EXAMPLES, EXAMPLE_USER, JOB_ZIP, curlCommand, jobExample } from "../../stack/examples";
 import { readFixture } from "../../stack/seed";
 import { seedStack, stackAdminApp } from "../../stack/seedStack";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
@@ -158,4 +159,23 @@ describe("the ready block's examples, in order, on freshly seeded demo data", ()
     expect(res.message, out).toBeTypeOf("string");
     expect(res.statusCode ?? 200, out).toBeLessThan(300);
   });
+
+  it("the print-job example starts a job by filter, shows its status and saves its ZIP", async () => {
+    const token = await idTokenFor(EXAMPLE_USER);
+    const dir = mkdtempSync(join(tmpdir(), "job-example-"));
+    try {
+      // The block's lines as printed, pasted into one shell (that stops at the first that fails).
+      const script = ["set -eo pipefail", ...jobExample().flatMap((e) => e.lines)].join("\n");
+      const { stdout: out } = await execFileAsync("bash", ["-c", script], { cwd: dir, env: { ...process.env, TOKEN: token }, encoding: "utf8", timeout: 90_000 });
+      // The status (curl prints no newline after it), then unzip's listing.
+      const status = JSON.parse(out.slice(0, out.indexOf("Archive:"))) as { data: { jobId: string; total: number } };
+      expect(status.data, out).toMatchObject({ jobId: expect.stringMatching(/^[0-9a-f]{24}$/), total: 2 });
+      // acme-north's two Safety Inspections of May 2026, the earlier update first, both printed.
+      const manifest = JSON.parse(execFileSync("unzip", ["-p", JOB_ZIP, "manifest.json"], { cwd: dir, encoding: "utf8" })) as { documents: { objectInstanceId: string; file?: string }[] };
+      expect(manifest.documents.map((d) => [d.objectInstanceId, d.file?.endsWith(".pdf")])).toEqual([["inspection-short", true], ["inspection-photos", true]]);
+      expect(out).toContain("manifest.json");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

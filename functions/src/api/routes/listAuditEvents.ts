@@ -6,8 +6,8 @@ import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { decodePageToken, pageOf, TIMESTAMP_SECONDS } from "../../http/pageToken";
-import { idField, intParam } from "../../http/validation";
+import { decodePageToken, pageOf } from "../../http/pageToken";
+import { idField, intParam, queryTime } from "../../http/validation";
 
 /** The target and filters of a query, as a short hash: a page token only continues the query it came from. */
 const queryKey = (path: string, q: { action?: string; subject?: string; since?: string; until?: string }) =>
@@ -15,18 +15,6 @@ const queryKey = (path: string, q: { action?: string; subject?: string; since?: 
     .update(JSON.stringify([path, q.action ?? null, q.subject ?? null, q.since ?? null, q.until ?? null]))
     .digest("base64url")
     .slice(0, 16);
-
-/** A time a Firestore query can compare with (z.iso.datetime also takes years 0 and 9999 with offsets beyond). */
-const queryTime = (description: string) =>
-  z.iso
-    .datetime({ offset: true })
-    // (Run on a value that failed the format as well: that one has its issue already.)
-    .refine((t) => {
-      const seconds = Math.floor(Date.parse(t) / 1000);
-      return Number.isNaN(seconds) || (seconds >= TIMESTAMP_SECONDS.min && seconds <= TIMESTAMP_SECONDS.max);
-    }, "must be between the years 1 and 9999 (UTC)")
-    .optional()
-    .meta({ description });
 
 /** What is wrong with a token that does not decode, or continues another query (the schema and the load say it). */
 const NOT_THIS_QUERY = "is not a page token of this query (tokens continue the query with the same target and filters)";

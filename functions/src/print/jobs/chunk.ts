@@ -1,17 +1,17 @@
-// One chunk of a print job: its instances rendered as print renders them, each PDF stored under the
-// job's folder, and the chunk's result written to its own document. Idempotent: Cloud Tasks delivers
-// at least once, and a chunk run twice (or after its instance died halfway) writes the same files
-// under the same names and the same result, counted once because it is set, never added.
+// One chunk of a print job: its instances rendered as print renders them, their PDFs stored end to
+// end in one object under the job's folder (a pack), and the chunk's result written to its own
+// document. Idempotent: Cloud Tasks delivers at least once, and a chunk run twice (or after its
+// instance died halfway) writes the same packs under the same names and the same result, counted once
+// because it is set, never added.
 
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { fileOf, renderStoredInstance, storageCall, titleOf } from "../documents";
+import { fileOf, preparedLogo, renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, FINAL_STATUSES, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
-import { readChunks } from "./progress";
+import { chunkPath, FINAL_STATUSES, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -23,12 +23,26 @@ const CANCEL_CHECK_MS = 1_000;
 const TITLE_KEPT = 200;
 
 /**
+ * How long an attempt at a chunk may still be running or be retried: the task function's timeout
+ * (540 s), the queue's longest backoff (300 s) and a minute's slack. A chunk unfinished past it was
+ * given up on by the queue (its worker died on the last attempt): the reaper ends it (reaper.ts).
+ */
+export const CHUNK_LEASE_MS = 900_000;
+
+/**
+ * A chunk's PDFs are stored end to end in one object, a new one from this size on: one Storage write
+ * for 50 one-page documents (a write per document was most of a job's time), and a chunk of large
+ * documents holds at most this much (plus one document) in memory at once.
+ */
+const PACK_BYTES = 32 * 1024 * 1024;
+
+/**
  * Runs chunk `index` of a job, then enqueues the job's finishing task if every chunk has run. On
  * the queue's last attempt a chunk that still fails as a whole (the platform down all along) is
  * finished all the same, its documents not printed yet each a failure with the reason: no job waits
  * forever for a chunk the queue gave up on.
  */
-export async function runChunk(target: string, jobId: string, index: number, lastAttempt: boolean): Promise<void> {
+export async function runChunk(target: string, jobId: string, index: number, lastAttempt: boolean, now = Date.now): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
   const [jobSnap, chunkSnap] = await firestoreCall(() => db().getAll(jobRef, db().doc(chunkPath(target, jobId, index))));
   if (!jobSnap.exists || !chunkSnap.exists) return logs.jobTaskIgnored(jobId, "no such job or chunk");
@@ -42,31 +56,65 @@ export async function runChunk(target: string, jobId: string, index: number, las
         if ((await tx.get(jobRef)).get("status") === ("queued" satisfies JobStatus)) tx.update(jobRef, { status: "running" });
       });
     }
-    // Each attempt counted on the chunk (the queue's retries, seen from outside).
-    await firestoreCall(() => chunkSnap.ref.update({ attempts: firestoreSdk().FieldValue.increment(1) }));
-    const result: { files: JobFile[]; failures: JobFailure[] } = { files: [], failures: [] };
+    // Each attempt counted on the chunk (the queue's retries, seen from outside), and its lease renewed.
+    const { FieldValue, Timestamp } = firestoreSdk();
+    await firestoreCall(() => chunkSnap.ref.update({ attempts: FieldValue.increment(1), leaseUntil: Timestamp.fromMillis(now() + CHUNK_LEASE_MS) }));
+    const result: ChunkResult = { files: [], failures: [] };
     try {
       await printChunk(target, jobId, index, job, chunk.ids, result);
     } catch (error) {
       if (error instanceof JobEnded) return logs.jobTaskIgnored(jobId, "the job was cancelled while its chunk ran");
       if (!lastAttempt) throw error;
       const reason = error instanceof HttpError ? error.message : "The print service failed.";
-      const handled = new Set([...result.files, ...result.failures].map((d) => d.objectInstanceId));
-      for (const objectInstanceId of chunk.ids) if (!handled.has(objectInstanceId)) result.failures.push({ objectInstanceId, status: 503, reason: `Not printed after the queue's last attempt: ${reason}` });
+      // Only what is stored counts: documents rendered into a pack that could not be written are failures too.
+      result.files = result.files.filter((file) => file.pack < (result.packsStored ?? 0));
+      failUnhandled(chunk.ids, result, `Not printed after the queue's last attempt: ${reason}`);
     }
-    await firestoreCall(() => chunkSnap.ref.update({ finished: true, ...result }));
+    await finishChunk(chunkSnap.ref, result);
   }
   // The job's next chunk into the queue (fixed ids: a chunk run twice enqueues it once), or its end.
   const next = index + PRINT_JOB_LIMITS.chunksInFlight;
   if (next < job.chunks) await enqueueJobTasks([{ target, jobId, chunk: next }]);
-  await finishIfLast(target, jobId, job.chunks);
+  await finishIfLast(target, jobId);
+}
+
+interface ChunkResult {
+  files: JobFile[];
+  failures: JobFailure[];
+  /** Packs written so far (files in a later pack are not stored yet). */
+  packsStored?: number;
+}
+
+/** Every id of the chunk that has neither a file nor a failure becomes a failure, with this reason. */
+export function failUnhandled(ids: readonly string[], result: ChunkResult, reason: string): void {
+  const handled = new Set([...result.files, ...result.failures].map((d) => d.objectInstanceId));
+  for (const objectInstanceId of ids) if (!handled.has(objectInstanceId)) result.failures.push({ objectInstanceId, status: 503, reason });
+}
+
+/** A chunk's result, set once (never added to): a chunk run twice counts each document once. */
+export async function finishChunk(ref: FirebaseFirestore.DocumentReference, result: ChunkResult): Promise<void> {
+  const { files, failures } = result;
+  await firestoreCall(() => ref.update({ finished: true, files, failures, done: files.length, failed: failures.length }));
 }
 
 /** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
-async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[], result: { files: JobFile[]; failures: JobFailure[] }): Promise<void> {
+async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[], result: ChunkResult): Promise<void> {
   const refs = ids.map((id) => db().doc(`${target}/objectInstances/${id}`));
   if (refs.length === 0) return;
   const instances = await firestoreCall(() => db().getAll(...refs));
+  // The logo once for the chunk, not a download per document (a failure to get it fails the chunk, retried as a whole).
+  const logo = preparedLogo(job.settings);
+  logo.catch(() => undefined); // awaited by the first render; a chunk of missing instances never awaits it
+  let pack: Buffer[] = [];
+  let packBytes = 0;
+  result.packsStored = 0;
+  const storePack = async () => {
+    if (pack.length === 0) return;
+    const bytes = Buffer.concat(pack);
+    await storageCall(() => defaultBucket().file(packPath(target, jobId, index, result.packsStored!)).save(bytes, { resumable: false, contentType: "application/octet-stream" }));
+    [pack, packBytes] = [[], 0];
+    result.packsStored!++;
+  };
   let checked = Date.now();
   for (const instance of instances) {
     // Cancelled meanwhile? Asked between documents, at most once a second (a read each time).
@@ -83,10 +131,11 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     try {
       const stored = instance.data()!;
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
-      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings);
-      const storagePath = `${jobFolder(target, jobId)}/parts/${String(index).padStart(5, "0")}/${objectInstanceId}.pdf`;
-      await storageCall(() => defaultBucket().file(storagePath).save(Buffer.from(pdf.bytes), { resumable: false, contentType: "application/pdf" }));
-      result.files.push({ objectInstanceId, storagePath, title: titleOf(stored).slice(0, TITLE_KEPT) });
+      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, logo);
+      result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: result.packsStored, offset: packBytes, length: pdf.bytes.length });
+      pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
+      packBytes += pdf.bytes.length;
+      if (packBytes >= PACK_BYTES) await storePack();
     } catch (error) {
       // A platform failure (503) fails the chunk, which the queue retries; what the instance causes is its own failure.
       if (error instanceof HttpError && error.statusCode >= 500) throw error;
@@ -95,14 +144,32 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
       result.failures.push({ objectInstanceId, status: answer.statusCode, reason: answer.message });
     }
   }
+  await storePack();
 }
 
 /**
- * Every chunk writes its own document, then reads them all: the last to finish sees every one
- * finished (reads follow writes) and enqueues the finishing task, whose fixed id makes two such
- * enqueues one task. No job document is incremented by every chunk.
+ * When no chunk is left unfinished (a count, not a read of every chunk), the job's finishing task is
+ * enqueued, by one chunk only: the first to mark the job in a transaction. (Chunks finishing at once
+ * may both see none left; a queue that forgets a task's id once it has run, as the emulator does,
+ * would then run two finishing tasks.)
  */
-async function finishIfLast(target: string, jobId: string, chunks: number): Promise<void> {
-  const all = await readChunks(target, jobId, chunks);
-  if (all.length > 0 && all.every((c) => c.get("finished") === true)) await enqueueJobTasks([{ target, jobId, finish: true }]);
+export async function finishIfLast(target: string, jobId: string): Promise<void> {
+  const chunks = db().collection(`${jobPath(target, jobId)}/chunks`);
+  const left = await firestoreCall(() => chunks.where("finished", "==", false).count().get());
+  if (left.data().count > 0) return;
+  const jobRef = db().doc(jobPath(target, jobId));
+  const first = await firestoreTransaction(async (tx) => {
+    const job = await tx.get(jobRef);
+    if (!job.exists || job.get("finishEnqueued") === true || FINAL_STATUSES.includes(job.get("status") as JobStatus)) return false;
+    tx.update(jobRef, { finishEnqueued: true });
+    return true;
+  });
+  if (!first) return;
+  try {
+    await enqueueJobTasks([{ target, jobId, finish: true }]);
+  } catch (error) {
+    // Unmarked so that this chunk's retry enqueues it (else the reaper does).
+    await firestoreCall(() => jobRef.update({ finishEnqueued: false })).catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
-// A print job's end: its chunks' PDFs streamed into one ZIP object (with manifest.json), the final
-// status and result written in one update, then the parts deleted. Idempotent: a finishing task run
-// twice writes the same archive (entries in chunk order, fixed times) and changes nothing once the
-// job is final, but deletes what parts are left.
+// A print job's end: its chunks' PDFs streamed from their packs into one ZIP object (with
+// manifest.json), the final status and result written in one update, then the packs deleted.
+// Idempotent: a finishing task run twice writes the same archive (entries in chunk order, fixed
+// times) and changes nothing once the job is final, but deletes what packs are left.
 
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,7 +14,7 @@ import { storageCall } from "../documents";
 import { archiveNames } from "./names";
 import { readChunks, tally } from "./progress";
 import { enqueueJobTasks } from "./queue";
-import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 export async function finishJob(target: string, jobId: string): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
@@ -76,20 +76,38 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
   // yazl reports a part it could not read as an "error" of the archive: the upload is then abandoned (a simple upload is all or nothing).
   zip.on("error", (error: Error) => out.destroy(error));
   const written = storageCall(() => pipeline(zip.outputStream, out), JOB_STORAGE_DEADLINE_MS);
-  for (const file of files) {
-    // Each PDF read only when the archive reaches it, whole (a PDF is at most 20 MB), into a stream that cannot fail: one at a time, whatever the job's size.
-    zip.addReadStreamLazy(names.get(file.objectInstanceId)!, { mtime, compress: false }, (done) => {
-      defaultBucket()
-        .file(file.storagePath)
-        .download()
-        .then(([bytes]) => done(null, Readable.from([bytes])), (error: Error) => done(error, undefined as never));
-    });
-  }
+  // Each pack downloaded when the archive reaches its first PDF, one pack in memory at a time
+  // (at most 32 MiB and a document), whatever the job's size: entries are read in order.
+  const packs = new PackReader(target, jobId);
+  chunks.forEach((chunk, index) => {
+    for (const file of chunk.files ?? []) {
+      zip.addReadStreamLazy(names.get(file.objectInstanceId)!, { mtime, compress: false }, (done) => {
+        packs.slice(index, file).then((bytes) => done(null, Readable.from([bytes])), (error: Error) => done(error, undefined as never));
+      });
+    }
+  });
   zip.addBuffer(Buffer.from(`${JSON.stringify({ jobId, total: job.total, done: files.length, failed: failures.length, documents: manifest }, null, 2)}\n`), "manifest.json", { mtime });
   zip.end();
   await written;
   const [metadata] = await storageCall(() => defaultBucket().file(storagePath).getMetadata());
   return { storagePath, sizeBytes: Number(metadata.size), ...(downloadToken && { downloadToken }) };
+}
+
+/** The PDFs of a job's packs, read in order: the pack last downloaded is kept for the next slice. */
+class PackReader {
+  private current: { path: string; bytes: Promise<Buffer> } | undefined;
+  constructor(
+    private readonly target: string,
+    private readonly jobId: string,
+  ) {}
+
+  async slice(chunk: number, file: JobFile): Promise<Buffer> {
+    const path = packPath(this.target, this.jobId, chunk, file.pack);
+    if (this.current?.path !== path) this.current = { path, bytes: defaultBucket().file(path).download().then(([bytes]) => bytes) };
+    const bytes = await this.current.bytes;
+    if (file.offset + file.length > bytes.length) throw new Error(`pack ${path} is shorter than its chunk says`);
+    return bytes.subarray(file.offset, file.offset + file.length);
+  }
 }
 
 const pick = (f: JobFailure | undefined) => ({ status: f?.status ?? 500, reason: f?.reason ?? "Not printed." });

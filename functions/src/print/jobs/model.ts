@@ -4,12 +4,13 @@
 //
 //   {target}/printJobs/{jobId}                 status, counts, settings, the result once finished
 //   {target}/printJobs/{jobId}/chunks/{index}  ids; once run: each id's file or failure
-//   generated-pdfs/{target}/jobs/{jobId}/...   the chunks' PDFs, then the output (the parts are deleted)
+//   generated-pdfs/{target}/jobs/{jobId}/...   the chunks' packs of PDFs, then the output (the packs are deleted)
 
 import { z } from "zod";
 import { idProblem } from "../../http/ids";
 import { idField } from "../../http/validation";
 import type { PrintSettings } from "../settings";
+import type { InstanceFilter } from "./selection";
 
 export const PRINT_JOB_LIMITS = {
   /** Instances one job prints. */
@@ -48,11 +49,16 @@ export interface JobFailure {
   reason: string;
 }
 
-/** A printed document of a chunk: where its PDF is, and its title (its name in the output). */
+/**
+ * A printed document of a chunk: where its PDF is (bytes `offset` to `offset + length` of the chunk's
+ * pack number `pack`), and its title (its name in the output).
+ */
 export interface JobFile {
   objectInstanceId: string;
-  storagePath: string;
   title: string;
+  pack: number;
+  offset: number;
+  length: number;
 }
 
 /** The job document. */
@@ -73,12 +79,16 @@ export interface JobDocument {
   failed?: number;
   failures?: JobFailure[];
   result?: { storagePath: string; sizeBytes: number; downloadToken?: string };
+  /** The filter that chose the instances, as sent (a job by ids has none). */
+  filter?: InstanceFilter;
   /** The request's hash, for Idempotency-Key replays. */
   requestHash?: string;
   /** Emulator only: the download token of the output, drawn once (a production URL is signed). */
   outputToken?: string;
   /** Production: the output's signed URL while it has more than 5 minutes left (a poll must not cost a signBlob each time). */
   signedUrl?: { url: string; expiresAt: string };
+  /** Set by the chunk that enqueued the finishing task (one chunk does). */
+  finishEnqueued?: boolean;
   /** True while queued or running: what the per-target bound counts. */
   active?: boolean;
   /** Its webhook, when its target had one as it was created (URL and secret: jobWebhookPath, read by no route). */
@@ -97,14 +107,18 @@ export interface JobWebhook {
   failedAt?: FirebaseFirestore.Timestamp;
 }
 
-/** A chunk document: its ids, and once its task ran, what became of each. */
+/** A chunk document: its ids, and once its task ran, what became of each (and how many: the job's progress is their sum). */
 export interface ChunkDocument {
   ids: string[];
   finished: boolean;
   /** Attempts the queue made at it so far. */
   attempts?: number;
+  /** Until when its current attempt may still be running or be retried (the reaper's clock). */
+  leaseUntil?: FirebaseFirestore.Timestamp;
   files?: JobFile[];
   failures?: JobFailure[];
+  done?: number;
+  failed?: number;
 }
 
 export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/printJobs/${jobId}`;
@@ -115,8 +129,10 @@ export const jobAudit = (target: string, job: Pick<JobDocument, "auditChain" | "
 export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
 /** A job's webhook URL and the secret that signs it, taken when it was created. */
 export const jobWebhookPath = (targetPath: string, jobId: string) => `${jobPath(targetPath, jobId)}/secrets/webhook`;
-/** Where a job's files go: its chunks' PDFs, then its output. */
+/** Where a job's files go: its chunks' packs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
+/** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
+export const packPath = (targetPath: string, jobId: string, index: number, pack: number) => `${jobFolder(targetPath, jobId)}/parts/${String(index).padStart(5, "0")}-${pack}.pack`;
 
 /** A target document path as the pipeline builds them (each id valid): a task re-checks what it is given. */
 const TARGET_PATH = /^(?:organizations\/[^/]+|tenants\/[^/]+(?:\/divisions\/[^/]+)?|sites\/[^/]+)$/;

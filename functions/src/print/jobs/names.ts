@@ -4,7 +4,7 @@ import { safeFileName } from "../documents";
 import type { JobFile } from "./model";
 
 /** Names in the archive: "{id} {title}.pdf", made unique without regard to case (macOS and Windows unpack A1 and a1 into one file). */
-export function archiveNames(files: readonly JobFile[]): Map<string, string> {
+export function archiveNames(files: readonly Pick<JobFile, "objectInstanceId" | "title">[]): Map<string, string> {
   const names = new Map<string, string>();
   const taken = new Set<string>();
   for (const file of files) {

@@ -1,9 +1,9 @@
 // What a job's chunks hold: all of them read at once, and their printed files and failures added up.
 
 import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { db } from "../../firebase";
+import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
-import { chunkPath, type JobFailure, type JobFile } from "./model";
+import { chunkPath, jobPath, type JobFailure, type JobFile } from "./model";
 
 /** Every chunk document of a job, in order (none for a job of no chunks: getAll needs one reference). */
 export async function readChunks(target: string, jobId: string, chunks: number): Promise<DocumentSnapshot[]> {
@@ -18,4 +18,14 @@ export function tally(chunks: readonly DocumentSnapshot[]): { files: JobFile[]; 
     files: chunks.flatMap((c) => (c.get("files") as JobFile[] | undefined) ?? []),
     failures: chunks.flatMap((c) => (c.get("failures") as JobFailure[] | undefined) ?? []),
   };
+}
+
+/**
+ * Documents printed and failed so far: the sums of the chunks' counts, one aggregation (a status poll
+ * of a 200-chunk job reads 200 chunk documents otherwise, each poll).
+ */
+export async function progressOf(target: string, jobId: string): Promise<{ done: number; failed: number }> {
+  const { AggregateField } = firestoreSdk();
+  const sums = await firestoreCall(() => db().collection(`${jobPath(target, jobId)}/chunks`).aggregate({ done: AggregateField.sum("done"), failed: AggregateField.sum("failed") }).get());
+  return { done: sums.data().done ?? 0, failed: sums.data().failed ?? 0 };
 }

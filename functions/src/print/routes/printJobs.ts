@@ -10,8 +10,9 @@ import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type JobDocument } from "../jobs/model";
-import { readChunks, tally } from "../jobs/progress";
+import { progressOf, readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
+import { instanceFilter, instancesMatching } from "../jobs/selection";
 import { jobWebhookEndpoint } from "../jobs/webhook";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
@@ -20,19 +21,27 @@ import { PRINT_PERMISSIONS } from "./permissions";
 /** 10,000 ids of up to 128 characters are about 1.3 MB of JSON at worst, 230 KB as ids usually are: the pipeline's 100 KiB is too little. */
 const MAX_JOB_BODY_BYTES = 1536 * 1024;
 
-/** The instances to print, and how. */
-const createBody = z.strictObject({
-  // Distinct ids of the target's instances, each valid as print's objectInstanceId.
-  objectInstanceIds: z
-    .array(idField)
-    .min(1)
-    .max(PRINT_JOB_LIMITS.documents)
-    .refine((ids) => new Set(ids).size === ids.length, "must not name an instance twice")
-    .meta({ description: `Ids of object instances of the target, 1 to ${PRINT_JOB_LIMITS.documents.toLocaleString("en-GB")}, each once`, examples: [["inspection-short", "audit-long"]] }),
-  // One ZIP of the PDFs with manifest.json.
-  output: z.enum(JOB_OUTPUTS).default("zip").meta({ description: "zip: one archive of the PDFs, with manifest.json naming every requested instance once" }),
-  ...settingsOverrides,
-});
+/** The instances to print (by id, or by a filter: exactly one of them), and how. */
+const createBody = z
+  .strictObject({
+    // Distinct ids of the target's instances, each valid as print's objectInstanceId.
+    objectInstanceIds: z
+      .array(idField)
+      .min(1)
+      .max(PRINT_JOB_LIMITS.documents)
+      .refine((ids) => new Set(ids).size === ids.length, "must not name an instance twice")
+      .optional()
+      .meta({ description: `Ids of object instances of the target, 1 to ${PRINT_JOB_LIMITS.documents.toLocaleString("en-GB")}, each once`, examples: [["inspection-short", "audit-long"]] }),
+    // The target's instances that match, ordered by updatedAt then id (422 when none, or more than a job prints).
+    filter: instanceFilter.optional().meta({
+      description: `The target's instances that match every key given ({} is all of them), ordered by updatedAt, then id; at most ${PRINT_JOB_LIMITS.documents.toLocaleString("en-GB")}. Instances without an updatedAt never match.`,
+      examples: [{ objectTypeName: "Safety Inspection", updatedFrom: "2026-04-01T00:00:00Z", updatedTo: "2026-07-01T00:00:00+02:00" }],
+    }),
+    // One ZIP of the PDFs with manifest.json.
+    output: z.enum(JOB_OUTPUTS).default("zip").meta({ description: "zip: one archive of the PDFs, with manifest.json naming every requested instance once" }),
+    ...settingsOverrides,
+  })
+  .refine((body) => (body.objectInstanceIds === undefined) !== (body.filter === undefined), "must have exactly one of 'objectInstanceIds' and 'filter'");
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -62,21 +71,24 @@ export const createPrintJob = defineRoute({
     }),
   },
   errors: {
-    422: "This Idempotency-Key was used for another request.",
+    422: "This Idempotency-Key was used for another request; or the filter matches no instance of the target, or more than 10,000 (the message names the count).",
     429: "The target has 3 print jobs queued or running, or printed JOB_DOCUMENTS_PER_TARGET_PER_DAY documents in jobs today; Retry-After says when to try again.",
     503: "The print-job queue or Cloud Storage is unavailable.",
   },
   async handle({ access, caller, body, req, res }) {
-    const { objectInstanceIds: ids, output, ...overrides } = body;
+    const { objectInstanceIds, filter, output, ...overrides } = body;
     const settings = effectiveSettings(access.chain, overrides);
-    // The request as sent (not the settings it resolved to: a replay after an administrator changed them is the same request).
-    const requestHash = createHash("sha256").update(JSON.stringify([ids, output, overrides])).digest("hex");
+    // The request as sent (not the settings or the instances it resolved to: a replay after an administrator changed them is the same request).
+    const requestHash = createHash("sha256").update(JSON.stringify([objectInstanceIds ?? { filter }, output, overrides])).digest("hex");
     const key = req.get("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
-    await assertJobBounds(access.path, ids.length, key === undefined);
     // With a key, the job's id is made from it: the same key is the same job, whatever instance answers.
     const jobId = key === undefined ? randomBytes(12).toString("hex") : createHash("sha256").update(`${caller.uid}\u0000${access.path}\u0000${key}`).digest("hex").slice(0, 24);
     const jobRef = db().doc(jobPath(access.path, jobId));
+    // A replay answers its job as it is: neither bounded again nor its filter resolved again (the instances may have changed since).
+    const replay = key !== undefined && (await firestoreCall(() => jobRef.get())).exists;
+    const ids = replay ? [] : (objectInstanceIds ?? (await instancesMatching(access.path, filter!)));
+    await assertJobBounds(access.path, ids.length, !replay);
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
     const { Timestamp } = firestoreSdk();
     // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
@@ -98,6 +110,7 @@ export const createPrintJob = defineRoute({
         auditChain: access.chain.map((node) => node.path),
         createdAt: Timestamp.now(),
         requestHash,
+        ...(filter && { filter }),
         ...(isEmulator() && { outputToken: randomUUID() }),
         ...(webhook && { webhook: { attempts: 0 } }),
       };
@@ -122,10 +135,10 @@ export const createPrintJob = defineRoute({
         throw error;
       }
     }
-    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...settings } });
+    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...settings } });
     res.set("Location", statusUrl(jobId));
     const status = existing?.status ?? "queued";
-    return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: ids.length, statusUrl: statusUrl(jobId) } };
+    return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: existing?.total ?? ids.length, statusUrl: statusUrl(jobId) } };
   },
 });
 
@@ -186,8 +199,7 @@ export const getPrintJob = defineRoute({
     let { done = 0, failed = 0 } = job;
     if (job.finishedAt === undefined) {
       // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
-      const { files, failures } = tally(await readChunks(access.path, jobId, job.chunks));
-      [done, failed] = [files.length, failures.length];
+      ({ done, failed } = await progressOf(access.path, jobId));
     }
     const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
