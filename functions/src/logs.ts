@@ -83,7 +83,6 @@ export function printJobFinished(jobId: string, status: string, done: number, fa
   logger.info(`Print job finished: ${status}`, { jobId, status, done, failed });
 }
 
-
 /** A print job's webhook was answered with a 2xx. */
 export function webhookDelivered(jobId: string, attempts: number): void {
   logger.info("Print job webhook delivered", { jobId, attempts });

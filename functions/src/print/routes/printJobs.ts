@@ -92,7 +92,7 @@ export const createPrintJob = defineRoute({
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
     const { Timestamp } = firestoreSdk();
     // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
-    const webhook = await jobWebhookEndpoint(access.chain);
+    const webhook = replay ? undefined : await jobWebhookEndpoint(access.chain);
 
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
@@ -222,6 +222,7 @@ export const getPrintJob = defineRoute({
   },
 });
 
+/** The job's deliveries as GET shows them (never the URL or the secret, which are not on the job's document). */
 const webhookOf = ({ attempts, lastStatus, lastError, deliveredAt, failedAt }: NonNullable<JobDocument["webhook"]>) => ({
   attempts,
   lastStatus: lastStatus ?? null,
