@@ -96,3 +96,17 @@ export function printJobFinished(jobId: string, status: string, done: number, fa
   logger.info(`Print job finished: ${status}`, { jobId, status, done, failed });
 }
 
+/** A print job's webhook was answered with a 2xx. */
+export function webhookDelivered(jobId: string, attempts: number): void {
+  logger.info("Print job webhook delivered", { jobId, attempts });
+}
+
+/** A delivery failed: the queue retries it, or it was the last attempt. The reason never holds the URL (its query may hold a token). */
+export function webhookNotDelivered(jobId: string, reason: string, lastAttempt: boolean): void {
+  logger.warn(`Print job webhook not delivered${lastAttempt ? " (last attempt: given up)" : ""}: ${reason}`, { jobId, lastAttempt });
+}
+
+/** A target's webhook URL is set but its signing secret is not there: its new jobs post nothing. */
+export function webhookSecretMissing(targetPath: string): void {
+  logger.warn("A job webhook URL is set without a signing secret: the job posts no webhook", withRequest({ targetPath }));
+}

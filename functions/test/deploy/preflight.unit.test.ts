@@ -141,7 +141,7 @@ describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in f
     // The print-job reaper's query across every target: active jobs created before a time.
     expect(spec.indexes.filter((i) => i.collectionGroup === "printJobs").map((i) => `${(i as { queryScope?: string }).queryScope}:${i.fields.map((f) => f.fieldPath).join(",")}`)).toEqual(["COLLECTION_GROUP:active,createdAt"]);
     const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
-    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "rateLimits.expiresAt", "signInFailures.expireAt"]);
+    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "rateLimits.expiresAt", "secrets.expireAt", "signInFailures.expireAt"]);
   });
 });
 

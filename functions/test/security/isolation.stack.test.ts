@@ -390,7 +390,7 @@ const ROUTES: MatrixRoute[] = [
     verify: async (res, node) => {
       const onChain = new Set(chain(node.key).map((n) => n.path));
       const sources = Object.values((res.json?.data?.sources ?? {}) as Record<string, string>);
-      return sources.length === 7 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
+      return sources.length === 8 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
     },
   },
   {

@@ -6,13 +6,13 @@
  * that the log does show these requests (by their X-Request-Id), so that it cannot pass vacuously.
  */
 import { randomUUID } from "node:crypto";
-import { openSync, readSync, statSync, closeSync } from "node:fs";
+import { statSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { URLS } from "../../stack/config";
 import { FIREBASE_LOG } from "../../stack/firebaseEmulators";
 import { seedStack } from "../../stack/seedStack";
 import { idTokenFor } from "../helpers";
-import { basic, mailSink, rawRequest, runId, type RawResponse } from "./support";
+import { basic, logSince, mailSink, rawRequest, runId, type RawResponse } from "./support";
 
 const r = runId();
 const TENANT = `log-tenant-${r}`;
@@ -24,19 +24,6 @@ const MARKERS = {
   body: `body-secret-${randomUUID()}`,
   junkToken: `junk-token-${randomUUID()}`,
 };
-
-/** The bytes appended to the log since `from`. */
-function logSince(from: number): string {
-  const size = statSync(FIREBASE_LOG).size;
-  const fd = openSync(FIREBASE_LOG, "r");
-  try {
-    const buffer = Buffer.alloc(size - from);
-    readSync(fd, buffer, 0, buffer.length, from);
-    return buffer.toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe("log leakage", () => {
   let idToken: string;

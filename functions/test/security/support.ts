@@ -1,13 +1,28 @@
 import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { Agent, request, STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";
 import type { DocumentData } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { BUCKET, URLS } from "../../stack/config";
+import { FIREBASE_LOG } from "../../stack/firebaseEmulators";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 
 /** A short id unique to this run, so that the suites' fixtures never meet the demo data or each other. */
 export const runId = () => randomBytes(3).toString("hex");
+
+/** The functions' log lines (firebase-tools' output, which the stack keeps) appended since `from` (a size of the log). */
+export function logSince(from: number): string {
+  const size = statSync(FIREBASE_LOG).size;
+  const fd = openSync(FIREBASE_LOG, "r");
+  try {
+    const buffer = Buffer.alloc(size - from);
+    readSync(fd, buffer, 0, buffer.length, from);
+    return buffer.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** `Basic base64(email:password)`. */
 export const basic = (email: string, password: string) => `Basic ${Buffer.from(`${email}:${password}`, "utf8").toString("base64")}`;

@@ -13,6 +13,7 @@ import * as logs from "../../logs";
 import { storageCall } from "../documents";
 import { archiveNames } from "./names";
 import { readChunks, tally } from "./progress";
+import { enqueueJobTasks } from "./queue";
 import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 export async function finishJob(target: string, jobId: string): Promise<void> {
@@ -46,6 +47,8 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
     });
     logs.printJobFinished(jobId, status, files.length, failures.length);
   }
+  // It has ended (here, or by a cancel): its webhook goes out on the queue, once (a fixed task id).
+  if (job.webhook) await enqueueJobTasks([{ target, jobId, webhook: true }]);
   await storageCall(() => defaultBucket().deleteFiles({ prefix: `${jobFolder(target, jobId)}/parts/` }), JOB_STORAGE_DEADLINE_MS);
 }
 

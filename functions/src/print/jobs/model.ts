@@ -93,6 +93,20 @@ export interface JobDocument {
   expireAt: FirebaseFirestore.Timestamp;
   /** True while queued or running: what the per-target bound counts. */
   active?: boolean;
+  /** Its webhook, when its target had one as it was created (URL and secret: jobWebhookPath, read by no route). */
+  webhook?: JobWebhook;
+}
+
+/** A job's webhook deliveries so far. */
+export interface JobWebhook {
+  attempts: number;
+  /** The last answer's HTTP status, or null when none came. */
+  lastStatus?: number | null;
+  /** Why the last attempt failed (never the URL), or null once delivered. */
+  lastError?: string | null;
+  deliveredAt?: FirebaseFirestore.Timestamp;
+  /** Set when the queue's last attempt failed too: no more attempts. */
+  failedAt?: FirebaseFirestore.Timestamp;
 }
 
 /**
@@ -122,6 +136,8 @@ export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/pri
 export const jobAudit = (target: string, job: Pick<JobDocument, "auditChain" | "createdBy" | "createdByScheme">) =>
   [{ path: target, chain: job.auditChain.map((path) => ({ path })) }, { uid: job.createdBy, scheme: job.createdByScheme }] as const;
 export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
+/** A job's webhook URL and the secret that signs it, taken when it was created. */
+export const jobWebhookPath = (targetPath: string, jobId: string) => `${jobPath(targetPath, jobId)}/secrets/webhook`;
 /** Where a job's files go: its chunks' packs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
 /** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
@@ -130,7 +146,7 @@ export const packPath = (targetPath: string, jobId: string, index: number, pack:
 /** A target document path as the pipeline builds them (each id valid): a task re-checks what it is given. */
 const TARGET_PATH = /^(?:organizations\/[^/]+|tenants\/[^/]+(?:\/divisions\/[^/]+)?|sites\/[^/]+)$/;
 
-/** A task's payload: a chunk to print, or the job to finish. Cloud Tasks is the only caller, but every payload is checked all the same. */
+/** A task's payload: a chunk to print, the job to finish, or its webhook to deliver. Cloud Tasks is the only caller, but every payload is checked all the same. */
 export const jobTaskSchema = z.strictObject({
   target: z
     .string()
@@ -139,6 +155,7 @@ export const jobTaskSchema = z.strictObject({
   jobId: idField,
   chunk: z.int().min(0).max(PRINT_JOB_LIMITS.documents).optional(),
   finish: z.literal(true).optional(),
+  webhook: z.literal(true).optional(),
   // Part of the task's id where the same work may be enqueued again (a queue refuses an id it has
   // seen: Cloud Tasks for about an hour after the task ran, the emulator until it restarts).
   round: z.int().min(0).optional(),

@@ -11,7 +11,7 @@ export const PRINT_JOB_FUNCTION = "printJobTask";
 
 /** A task's id: the same work (and round) always has the same id, so a second enqueue of it is refused by the queue ("already exists") and runs once. */
 export const taskId = (task: JobTask): string =>
-  `${task.target.replaceAll("/", "-")}-${task.jobId}-${task.finish ? "finish" : `chunk-${task.chunk}`}${task.round === undefined ? "" : `-r${task.round}`}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 500);
+  `${task.target.replaceAll("/", "-")}-${task.jobId}-${task.finish ? "finish" : task.webhook ? "webhook" : `chunk-${task.chunk}`}${task.round === undefined ? "" : `-r${task.round}`}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 500);
 
 /** Enqueues each task once; one that exists already is success (a retried request or task enqueues it again). */
 export async function enqueueJobTasks(tasks: readonly JobTask[]): Promise<void> {

@@ -9,12 +9,13 @@ import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl, storageCall } from "../documents";
-import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
+import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
 import { progressOf, readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
 import { overdue, reapJob } from "../jobs/reaper";
 import * as logs from "../../logs";
 import { instanceFilter, instancesMatching } from "../jobs/selection";
+import { jobWebhookEndpoint } from "../jobs/webhook";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
@@ -94,6 +95,8 @@ export const createPrintJob = defineRoute({
     const { Timestamp } = firestoreSdk();
     const createdAt = Timestamp.now();
     const expireAt = Timestamp.fromMillis(createdAt.toMillis() + JOB_RETENTION_MS);
+    // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
+    const webhook = replay ? undefined : await jobWebhookEndpoint(access.chain);
 
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
@@ -114,8 +117,11 @@ export const createPrintJob = defineRoute({
         requestHash,
         ...(filter && { filter }),
         ...(isEmulator() && { outputToken: randomUUID() }),
+        ...(webhook && { webhook: { attempts: 0 } }),
       };
       tx.create(jobRef, job);
+      // Its own expireAt: a TTL policy deletes one collection group's documents, not a document's subcollections.
+      if (webhook) tx.create(db().doc(jobWebhookPath(access.path, jobId)), { ...webhook, expireAt });
       for (let i = 0; i < chunks; i++) {
         tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false, expireAt } satisfies ChunkDocument);
       }
@@ -147,6 +153,17 @@ const jobOfPath = (scope: ReadScope) => [jobPath(scope.path, scope.params.jobId)
 
 const failureSchema = z.strictObject({ objectInstanceId: z.string(), status: z.int(), reason: z.string() });
 
+/** A job's webhook deliveries (the URL is not shown: its query may hold a token). */
+const webhookSchema = z
+  .strictObject({
+    attempts: z.int().describe("POSTs of print_job.finished so far (the queue retries one that failed, with backoff)."),
+    lastStatus: z.int().nullable().describe("The last answer's HTTP status; null when none came."),
+    lastError: z.string().nullable().describe("Why the last attempt failed; null once delivered."),
+    deliveredAt: z.iso.datetime().nullable().describe("When a receiver answered 2xx."),
+    failedAt: z.iso.datetime().nullable().describe("When the queue's last attempt failed too: it is not sent again."),
+  })
+  .describe("The job's webhook, when its target had one (jobWebhookUrl) as it was created.");
+
 /** Issue 34: a job of the target, its progress and, once it has one, its output. */
 export const getPrintJob = defineRoute({
   method: "get",
@@ -177,6 +194,7 @@ export const getPrintJob = defineRoute({
             sizeBytes: z.int().positive(),
           })
           .optional(),
+        webhook: webhookSchema.optional(),
       }),
     }),
   },
@@ -209,9 +227,19 @@ export const getPrintJob = defineRoute({
         createdAt: job.createdAt.toDate().toISOString(),
         finishedAt: job.finishedAt?.toDate().toISOString() ?? null,
         ...(result && { result }),
+        ...(job.webhook && { webhook: webhookOf(job.webhook) }),
       },
     };
   },
+});
+
+/** The job's deliveries as GET shows them (never the URL or the secret, which are not on the job's document). */
+const webhookOf = ({ attempts, lastStatus, lastError, deliveredAt, failedAt }: NonNullable<JobDocument["webhook"]>) => ({
+  attempts,
+  lastStatus: lastStatus ?? null,
+  lastError: lastError ?? null,
+  deliveredAt: deliveredAt?.toDate().toISOString() ?? null,
+  failedAt: failedAt?.toDate().toISOString() ?? null,
 });
 
 /**
