@@ -3,6 +3,7 @@
 import type { ColdStartRow } from "./coldStart";
 import { ENGINE_LABEL, type EngineName } from "./engines/types";
 import type { HttpBenchResult } from "./http";
+import { jobsTable, type JobsBenchResult } from "./jobs";
 import type { Machine } from "./machine";
 import { STAGE_NAMES, type WhereTimeGoes } from "./profile";
 import type { EngineCaseResult, RenderBenchResult } from "./render";
@@ -19,6 +20,7 @@ export interface Report {
   fonts?: { loading: string[]; shaping: string[] };
   coldStart?: ColdStartRow[];
   http?: HttpBenchResult;
+  jobs?: JobsBenchResult;
 }
 
 interface Target {
@@ -442,7 +444,7 @@ function fontsSection(f: NonNullable<Report["fonts"]>): string {
 
 export function markdown(r: Report): string {
   const m = r.machine;
-  const t = targets(r);
+  const t = [...targets(r), ...jobsTargets(r.jobs)];
   const parts = [
     "# Benchmarks",
     "",
@@ -479,7 +481,52 @@ export function markdown(r: Report): string {
   if (r.fonts) parts.push("", fontsSection(r.fonts));
   if (r.coldStart) parts.push("", coldStartSection(r.coldStart));
   parts.push("", httpSection(r.http));
+  parts.push("", jobsSection(r.jobs));
   const notes = r.render?.setupNotes ?? [];
   if (notes.length) parts.push("", "## Setup done by this run", "", ...notes.map((n) => `- ${n}`));
   return `${parts.join("\n")}\n`;
+}
+
+/** Issue 34's targets: 10,000 documents as one ZIP in under 60 s, 5x the naive loop's rate, every worker under 512 MiB. */
+function jobsTargets(j: JobsBenchResult | undefined): Target[] {
+  const job = j?.rows.filter((x) => x.how.startsWith("one job"));
+  if (!j || !job || job.length === 0) return [{ name: "print jobs: 10,000 documents as one ZIP in under 60 s; 5x the naive loop; workers under 512 MiB", measured: `not measured: ${j?.notRun ?? "skipped (--only)"}`, met: undefined, margin: "" }];
+  const out: Target[] = [];
+  const largest = job.reduce((a, b) => (b.documents > a.documents ? b : a));
+  if (largest.documents >= 10_000) {
+    out.push({ name: "print jobs: 10,000 documents as one ZIP in under 60 s", measured: `${fmt(largest.seconds)} s`, met: largest.seconds < 60, margin: largest.seconds < 60 ? `${fmt(60 - largest.seconds)} s to spare` : `${fmt(largest.seconds - 60)} s over` });
+  }
+  const naive = Math.max(...j.rows.filter((x) => x.how.startsWith("naive")).map((x) => x.documentsPerSecond));
+  const ratio = largest.documentsPerSecond / naive;
+  out.push({ name: "print jobs: at least 5x the naive loop's documents/s (its better concurrency)", measured: `${ratio.toFixed(1)}x (${fmt(largest.documentsPerSecond)} against ${fmt(naive)} documents/s)`, met: ratio >= 5, margin: ratio >= 5 ? "" : `${(5 - ratio).toFixed(1)}x short` });
+  const peak = Math.max(...job.map((x) => Math.max(x.peakRssMiB, x.finishPeakRssMiB ?? 0)));
+  out.push({ name: "print jobs: peak RSS of any worker under 512 MiB", measured: `${fmt(peak)} MiB`, met: peak < 512, margin: peak < 512 ? `${fmt(512 - peak)} MiB to spare` : `${fmt(peak - 512)} MiB over` });
+  return out;
+}
+
+function jobsSection(j: JobsBenchResult | undefined): string {
+  const head = "## Print jobs";
+  if (!j || j.notRun || j.rows.length === 0) return [head, "", `Not measured: ${j?.notRun ?? "skipped (--only)"}.`].join("\n");
+  const job = j.rows.filter((x) => x.how.startsWith("one job"));
+  const cpu = job.length ? median(job.map((x) => x.cpuMsPerDocument)) : 0;
+  const instances = 10;
+  const perJob = 2; // PRINT_JOB_LIMITS.chunksInFlight: a job's chunks on at most two instances at once
+  const million = 1_000_000;
+  return [
+    head,
+    "",
+    "One-page instances (the bench writes its own tenant), printed as one job (one ZIP, on the stack's Cloud Tasks emulator, two tasks at a time: the functions emulator starts a worker process per task in flight on these 2 cores) " +
+      "and as one `print` request each (a sample of 200) at concurrency 1 and 8, time to the last byte of the result. " +
+      "CPU is the function workers' own (user + system, from /proc), per document; RSS is the highest one worker reached, sampled every 100 ms, and for a job apart for its finishing task (the phase after every chunk has run). " +
+      "`npm run bench:jobs -- [documents...]` runs this part alone.",
+    "",
+    jobsTable(j.rows),
+    "",
+    `On paper, production (Cloud Functions, \`printJobTask\`: 1 vCPU, one task per instance, at most ${instances} instances; the queue dispatches 20 tasks a second, 10 at once): ` +
+      `a job's chunks run on at most ${perJob} instances at once (fairness), so a lone job of 10,000 documents takes about ${fmt((10_000 * cpu) / perJob / 1000)} s of rendering at the ${fmt(cpu)} ms of CPU a document measured here, ` +
+      `and ${instances / perJob} such jobs run side by side. A million documents (100 jobs of 10,000, from targets enough to pass the bound of 3 active jobs each) take about ${fmt((million * cpu) / instances / 1000 / 60)} minutes on ${instances} instances, ` +
+      `${fmt((million * cpu) / 1000)} instance-seconds (billed per 100 ms of an instance's time, so about that many vCPU-seconds and GiB-seconds at 1 GiB), and in Cloud Storage ${million / 50 / 1000}k pack writes (class A), ` +
+      `${million / 50 / 1000}k pack reads (class B) and ${million / 50 / 1000}k deletes for the 20,000 chunks, and 100 archive writes: a write per 50 documents where one print request a document makes one. ` +
+      "The queue's rate (20 chunks, 1,000 documents, a second) is not what bounds it; raise maxInstances (config.ts) and the per-job bound together to go faster.",
+  ].join("\n");
 }

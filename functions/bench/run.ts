@@ -1,9 +1,10 @@
 // `npm run bench` (functions/) or `npm run bench` at the root (installs and builds first):
-// the rendering benchmark (render.ts), cold start (coldStart.ts) and, once written, the end-to-end
-// figures over the local stack (http.ts); prints the report and writes it to docs/BENCHMARKS.md.
+// the rendering benchmark (render.ts), cold start (coldStart.ts), and over a running local stack the
+// end-to-end figures (http.ts) and print jobs (jobs.ts); prints the report and, when every part ran,
+// writes it to docs/BENCHMARKS.md.
 //
 // Options (after `--`):
-//   --only=render,fonts,cold,http   run only these parts (default: all)
+//   --only=render,fonts,cold,http,jobs   run only these parts (default: all)
 //   --quick                   one worker process per (engine, case), 1 s each: a smoke run, not for the report
 //   --processes=N             worker processes per (engine, case) (default 3)
 //   --engines=ours,pdfmake    rendering engines to run (default: all: ours, ours-untagged, chromium,
@@ -20,6 +21,7 @@ import { fontLoadingTable } from "./fonts";
 import { shapingTable } from "./shaping";
 import { ENGINES, type EngineName } from "./engines/types";
 import { runHttpBench } from "./http";
+import { runJobsBench } from "./jobs";
 import { loadAverage, machine } from "./machine";
 import { DEFAULT_RENDER_OPTIONS, runRenderBench, type RenderOptionsBench } from "./render";
 import { markdown, type Report } from "./report";
@@ -29,8 +31,8 @@ export const REPORT_FILE = join(FUNCTIONS_DIR, "docs", "BENCHMARKS.md");
 
 function parseArgs(argv: string[]): { parts: Set<string>; render: RenderOptionsBench; write: boolean; quick: boolean } {
   const get = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const parts = new Set((get("only") ?? "render,fonts,cold,http").split(",").map((s) => s.trim()));
-  for (const p of parts) if (!["render", "fonts", "cold", "http"].includes(p)) throw new Error(`--only: unknown part '${p}' (render, fonts, cold, http)`);
+  const parts = new Set((get("only") ?? "render,fonts,cold,http,jobs").split(",").map((s) => s.trim()));
+  for (const p of parts) if (!["render", "fonts", "cold", "http", "jobs"].includes(p)) throw new Error(`--only: unknown part '${p}' (render, fonts, cold, http, jobs)`);
   const quick = argv.includes("--quick");
   const engines = (get("engines")?.split(",") ?? [...ENGINES]) as EngineName[];
   for (const e of engines) if (!ENGINES.includes(e)) throw new Error(`--engines: unknown engine '${e}' (${ENGINES.join(", ")})`);
@@ -68,16 +70,17 @@ async function main(): Promise<void> {
     report.coldStart = measureColdStart(RUNS);
   }
   if (args.parts.has("http")) report.http = await runHttpBench();
+  if (args.parts.has("jobs")) report.jobs = await runJobsBench();
   report.loadAtEnd = loadAverage();
   report.durationS = (Date.now() - started) / 1000;
   const md = markdown(report);
   console.log(`\n${md}`);
-  if (args.write && !args.quick && !args.render.cases) {
+  if (args.write && !args.quick && !args.render.cases && args.parts.size === 5) {
     mkdirSync(join(FUNCTIONS_DIR, "docs"), { recursive: true });
     writeFileSync(REPORT_FILE, md);
     console.log(`[bench] written to ${relative(process.cwd(), REPORT_FILE) || REPORT_FILE}`);
   } else {
-    console.log("[bench] report not written (--quick, --cases or --no-write)");
+    console.log("[bench] report not written (--quick, --cases, --only or --no-write: the file holds every part)");
   }
 }
 
