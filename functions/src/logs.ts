@@ -27,9 +27,20 @@ export function backendUnavailable(error: unknown): void {
   logger.error(`Firestore call failed: ${err.message}`, withRequest({ errorName: err.name, code: (err as { code?: unknown }).code }));
 }
 
-export function pdfRendered(pdf: { pageCount: number; sizeBytes: number; durationMs: number; missingCharacters: number; bidiControlsRemoved: number }): void {
-  const { pageCount, sizeBytes, missingCharacters, bidiControlsRemoved } = pdf;
-  logger.info(`Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest(pdf));
+/** One PDF or more rendered (a print job's chunk logs its documents in one line). */
+export interface RenderedPdfs {
+  documents: number;
+  pageCount: number;
+  sizeBytes: number;
+  durationMs: number;
+  missingCharacters: number;
+  bidiControlsRemoved: number;
+}
+
+export function pdfRendered(pdf: RenderedPdfs, job?: { jobId: string; chunk: number }): void {
+  const { documents, pageCount, sizeBytes, missingCharacters, bidiControlsRemoved } = pdf;
+  if (documents === 0) return;
+  logger.info(documents === 1 ? `Rendered a PDF of ${pageCount} page(s), ${sizeBytes} bytes` : `Rendered ${documents} PDFs of ${pageCount} page(s), ${sizeBytes} bytes`, withRequest({ ...pdf, ...job }));
   // Counts only: the characters themselves are the tenant's text.
   if (missingCharacters > 0) logger.warn(`${missingCharacters} character(s) have no font and print as U+FFFD`, withRequest({ missingCharacters }));
   if (bidiControlsRemoved > 0) {

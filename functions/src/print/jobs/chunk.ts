@@ -8,7 +8,7 @@ import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { fileOf, preparedLogo, renderStoredInstance, storageCall, titleOf } from "../documents";
+import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
 import { chunkPath, FINAL_STATUSES, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
@@ -102,9 +102,8 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const refs = ids.map((id) => db().doc(`${target}/objectInstances/${id}`));
   if (refs.length === 0) return;
   const instances = await firestoreCall(() => db().getAll(...refs));
-  // The logo once for the chunk, not a download per document (a failure to get it fails the chunk, retried as a whole).
-  const logo = preparedLogo(job.settings);
-  logo.catch(() => undefined); // awaited by the first render; a chunk of missing instances never awaits it
+  // The logo once for the chunk (a failure to get it fails the chunk, retried as a whole), and one log line.
+  const batch = renderBatch(job.settings);
   let pack: Buffer[] = [];
   let packBytes = 0;
   result.packsStored = 0;
@@ -131,7 +130,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     try {
       const stored = instance.data()!;
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
-      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, logo);
+      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, batch);
       result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: result.packsStored, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
       packBytes += pdf.bytes.length;
@@ -145,6 +144,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     }
   }
   await storePack();
+  logs.pdfRendered(batch.rendered, { jobId, chunk: index });
 }
 
 /**
