@@ -162,6 +162,22 @@ describe("print jobs", () => {
     }
   });
 
+  // A job whose output cannot be written on any of the queue's attempts ends failed, saying why,
+  // rather than running forever (the stack's queue retries 1 to 4 s apart; production's 5 s to 5 minutes).
+  it("ends a job failed, saying why, when its archive cannot be written on the queue's last attempt", async (context) => {
+    if ((await mailSink("/faults")).status !== 200) return context.skip("needs the stack's JavaScript Storage emulator and its fault switch: skipped, not passed");
+    expect((await mailSink("/faults", { method: "PUT", body: { storage: { mode: "unavailable", only: "uploads", match: ".zip" } } })).status).toBe(200);
+    try {
+      const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short"] } });
+      expect(res.status, res.text).toBe(202);
+      const job = await finished(reader, `print-jobs/${res.json.data.jobId}`);
+      expect(job).toMatchObject({ status: "failed", total: 1, done: 1, failed: 0, error: "The job's output could not be written after the queue's last attempt: Cloud Storage is unavailable; try again shortly." });
+      expect(job.result).toBeUndefined();
+    } finally {
+      await mailSink("/faults", { method: "PUT", body: {} });
+    }
+  }, 90_000);
+
   // No job stays running forever: a chunk whose worker died on the queue's last attempt records nothing
   // and enqueues nothing after it. The state such a job is left in is written here as it would be an
   // hour later (the queue's attempts spent, the chunk's lease run out); reading the job's status reaps it.

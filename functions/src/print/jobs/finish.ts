@@ -9,6 +9,7 @@ import yazl from "yazl";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { auditInTransaction } from "../../audit";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
+import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
 import { storageCall } from "../documents";
 import { archiveNames } from "./names";
@@ -16,7 +17,11 @@ import { readChunks, tally } from "./progress";
 import { enqueueJobTasks } from "./queue";
 import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
-export async function finishJob(target: string, jobId: string): Promise<void> {
+/**
+ * Finishes a job whose chunks have all run. On the queue's last attempt an output that still cannot
+ * be written (Storage down all along) ends the job `failed`, saying so, rather than leaving it running.
+ */
+export async function finishJob(target: string, jobId: string, lastAttempt = false): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
   const jobSnap = await firestoreCall(() => jobRef.get());
   if (!jobSnap.exists) return logs.jobTaskIgnored(jobId, "no such job");
@@ -26,8 +31,15 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
     if (snapshots.some((c) => c.get("finished") !== true)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
     const { files, failures } = tally(snapshots);
     // An archive even when nothing printed: its manifest says why for every document (the status lists 100).
-    const result = await writeArchive(target, jobId, job, snapshots.map((c) => c.data() as ChunkDocument), files, failures);
-    const status: JobStatus = failures.length === 0 ? "succeeded" : files.length === 0 ? "failed" : "completed_with_failures";
+    let result: JobDocument["result"];
+    let error: string | undefined;
+    try {
+      result = await writeArchive(target, jobId, job, snapshots.map((c) => c.data() as ChunkDocument), files, failures);
+    } catch (failure) {
+      if (!lastAttempt) throw failure;
+      error = `The job's output could not be written after the queue's last attempt: ${failure instanceof HttpError ? failure.message : "the print service failed."}`;
+    }
+    const status: JobStatus = error || files.length === 0 ? "failed" : failures.length === 0 ? "succeeded" : "completed_with_failures";
     const { FieldValue } = firestoreSdk();
     // The final status and the result in one update, once: a second finishing task finds the job final.
     await firestoreTransaction(async (tx) => {
@@ -38,7 +50,7 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
         done: files.length,
         failed: failures.length,
         failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed),
-        result,
+        ...(result ? { result } : { error }),
         active: false,
         finishedAt: FieldValue.serverTimestamp(),
       });
@@ -59,6 +71,9 @@ export async function finishJob(target: string, jobId: string): Promise<void> {
  */
 const JOB_STORAGE_DEADLINE_MS = 480_000;
 
+/** A resumable upload's chunk (a multiple of 256 KiB, as Cloud Storage asks). */
+const OUTPUT_CHUNK_BYTES = 32 * 1024 * 1024;
+
 /** The ZIP: one PDF per printed instance in chunk order, and manifest.json naming every requested instance once. */
 async function writeArchive(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], files: JobFile[], failures: JobFailure[]) {
   const storagePath = `${jobFolder(target, jobId)}/${jobId}.zip`;
@@ -72,7 +87,10 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
   const downloadToken = job.outputToken;
   const out = defaultBucket()
     .file(storagePath)
-    .createWriteStream({ resumable: false, contentType: "application/zip", metadata: { contentDisposition: `attachment; filename="${jobId}.zip"`, metadata: { ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }) } } });
+    // Resumable, in chunks of OUTPUT_CHUNK_BYTES: an archive of 10,000 documents is hundreds of MB,
+    // more than one request should carry (and than the Storage emulator takes in one), and no more
+    // than a chunk of it is held in memory.
+    .createWriteStream({ resumable: true, chunkSize: OUTPUT_CHUNK_BYTES, contentType: "application/zip", metadata: { contentDisposition: `attachment; filename="${jobId}.zip"`, metadata: { ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }) } } });
   // yazl reports a part it could not read as an "error" of the archive: the upload is then abandoned (a simple upload is all or nothing).
   zip.on("error", (error: Error) => out.destroy(error));
   const written = storageCall(() => pipeline(zip.outputStream, out), JOB_STORAGE_DEADLINE_MS);

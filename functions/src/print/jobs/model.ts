@@ -79,6 +79,8 @@ export interface JobDocument {
   failed?: number;
   failures?: JobFailure[];
   result?: { storagePath: string; sizeBytes: number; downloadToken?: string };
+  /** Why a job failed as a whole (its output could not be written), when it did. */
+  error?: string;
   /** The filter that chose the instances, as sent (a job by ids has none). */
   filter?: InstanceFilter;
   /** The request's hash, for Idempotency-Key replays. */

@@ -12,7 +12,7 @@ export async function handleJobTask(data: unknown, lastAttempt: boolean): Promis
   // Only Cloud Tasks calls this function, but a payload that is not a task is dropped, never retried.
   if (!parsed.success) return logs.jobTaskIgnored("(unknown)", "not a print-job task");
   const { target, jobId, chunk, finish, webhook } = parsed.data;
-  if (finish) return finishJob(target, jobId);
+  if (finish) return finishJob(target, jobId, lastAttempt);
   if (webhook) return deliverJobWebhook(target, jobId, lastAttempt);
   if (chunk === undefined) return logs.jobTaskIgnored(jobId, "neither a chunk nor the finish");
   return runChunk(target, jobId, chunk, lastAttempt);

@@ -186,6 +186,7 @@ export const getPrintJob = defineRoute({
         output: z.enum(JOB_OUTPUTS),
         createdAt: z.iso.datetime(),
         finishedAt: z.iso.datetime().nullable(),
+        error: z.string().optional().describe("Why the job failed as a whole (its output could not be written), when it did."),
         result: z
           .strictObject({
             downloadUrl: z.url().describe("Production: a V4 signed URL valid 15 minutes; emulator: a download-token URL."),
@@ -226,6 +227,7 @@ export const getPrintJob = defineRoute({
         output: job.output,
         createdAt: job.createdAt.toDate().toISOString(),
         finishedAt: job.finishedAt?.toDate().toISOString() ?? null,
+        ...(job.error && { error: job.error }),
         ...(result && { result }),
         ...(job.webhook && { webhook: webhookOf(job.webhook) }),
       },
