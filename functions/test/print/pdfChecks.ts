@@ -50,9 +50,11 @@ export function pageContents(bytes: Uint8Array): string[] {
   return withFile(bytes, (file, dir) => {
     const out = join(dir, "qdf.pdf");
     execFileSync("qpdf", ["--qdf", "--object-streams=disable", file, out]);
-    // In QDF form each page's content stream follows a "%% Contents for page N" comment.
+    // In QDF form each page's content stream follows a "%% Contents for page N" comment (in the file's order of objects, not always the pages').
     const text = readFileSync(out, "latin1");
-    return [...text.matchAll(/%% Contents for page \d+\n(?:%%[^\n]*\n)*\d+ 0 obj\n<<[^]*?>>\nstream\n([^]*?)\nendstream/g)].map((m) => m[1]);
+    const pages: string[] = [];
+    for (const m of text.matchAll(/%% Contents for page (\d+)\n(?:%%[^\n]*\n)*\d+ 0 obj\n<<[^]*?>>\nstream\n([^]*?)\nendstream/g)) pages[Number(m[1]) - 1] = m[2];
+    return pages;
   });
 }
 

@@ -4,7 +4,9 @@
 // stream writer does the same but deflates in JavaScript (pako), several times slower than Node's
 // zlib, which this uses.
 
-import { deflateSync } from "node:zlib";
+import { once } from "node:events";
+import { finished } from "node:stream/promises";
+import { createDeflate, deflateSync } from "node:zlib";
 import { PDFStream, type PDFContext, type PDFObject } from "pdf-lib";
 
 /**
@@ -158,6 +160,187 @@ export class PackedObjects {
 
 const STREAM = Buffer.from("\nstream\n", "latin1");
 const END_STREAM = Buffer.from("\nendstream\nendobj\n", "latin1");
+/** A PDF 1.7 file's first line, and a comment of bytes over 127 (a binary file, as PDF/A asks). */
+export const PDF_HEADER = Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1");
+
+/** A file's bytes as they are written, and the offset the next goes to (cross-reference entries). */
+export class FileBytes {
+  private chunks: Uint8Array[] = [];
+  offset = 0;
+
+  write(bytes: Uint8Array): void {
+    this.chunks.push(bytes);
+    this.offset += bytes.length;
+  }
+
+  /** What was written since the last take, as one buffer (the offset goes on counting): a writer that streams takes it piece by piece. */
+  take(): Buffer {
+    const bytes = Buffer.concat(this.chunks);
+    this.chunks = [];
+    return bytes;
+  }
+}
+
+/**
+ * The cross-reference entries: type 1 (at an offset: field 2) or type 2 (in object stream field 2, at
+ * index field 3), kept as runs: a type 2 entry that follows the one before in number, stream and
+ * index extends its run. An object stream's objects are numbered in a row (by the renderer and by the
+ * merger), so a merged file of millions of objects keeps a run per stream and an entry per stream
+ * object (content, fonts, pictures), not 11 bytes per object; numbers may come in any order.
+ */
+/** Cross-reference entries generated at a time (the table of a merged file can have millions). */
+const ENTRIES_PER_CHUNK = 65536;
+
+export class CrossReferences {
+  /** Per run: first number, count, type, field 2, field 3 of its first entry. */
+  private runs = new Float64Array(5 * 64);
+  private count = 0;
+
+  set(number: number, type: 1 | 2, field2: number, field3: number): void {
+    // Two bytes of field 3 (an object stream holds OBJECTS_PER_STREAM); numbers of four bytes as the writer's.
+    if (field3 > 0xffff || !(number > 0 && number <= 0xffffffff)) throw new RangeError(`CrossReferences: object ${number} (${field2}, ${field3}) does not fit`);
+    const r = this.runs;
+    const last = 5 * (this.count - 1);
+    if (type === 2 && this.count > 0 && r[last + 2] === 2 && r[last + 3] === field2 && r[last] + r[last + 1] === number && r[last + 4] + r[last + 1] === field3) {
+      r[last + 1]++;
+      return;
+    }
+    if (5 * (this.count + 1) > r.length) {
+      this.runs = new Float64Array(r.length * 2);
+      this.runs.set(r);
+    }
+    this.runs.set([number, 1, type, field2, field3], 5 * this.count++);
+  }
+
+  /**
+   * The cross-reference stream's data for objects 0 to `size` - 1 (free where no entry was set), a
+   * chunk at a time, and the width of its field 2 (4 bytes; more past 4 GiB: a merged file of
+   * thousands of documents with pictures can get there).
+   */
+  table(size: number): { width: number; chunks: Generator<Buffer> } {
+    const runs = Array.from({ length: this.count }, (_, i) => i).sort((a, b) => this.runs[5 * a] - this.runs[5 * b]);
+    let largest = 0;
+    for (let i = 0; i < this.count; i++) largest = Math.max(largest, this.runs[5 * i + 3]);
+    let width = 4;
+    while (largest >= 2 ** (8 * width)) width++;
+    // Buffer's writeUIntBE writes 6 bytes at most: offsets up to 256 TiB.
+    if (width > 6) throw new RangeError(`CrossReferences: an offset of ${largest}`);
+    return { width, chunks: this.chunks(runs, size, width) };
+  }
+
+  private *chunks(order: number[], size: number, width: number): Generator<Buffer> {
+    const r = this.runs;
+    const entry = width + 3;
+    let run = 0;
+    let runEnd = order.length > 0 ? r[5 * order[0]] + r[5 * order[0] + 1] : 0;
+    for (let from = 0; from < size; from += ENTRIES_PER_CHUNK) {
+      const to = Math.min(size, from + ENTRIES_PER_CHUNK);
+      // Zeros: free entries, but for object 0's generation (the free list's head).
+      const table = Buffer.alloc((to - from) * entry);
+      if (from === 0) table.writeUInt16BE(65535, width + 1);
+      for (let n = from, at = 0; n < to; n++, at += entry) {
+        while (run < order.length && runEnd <= n) if (++run < order.length) runEnd = r[5 * order[run]] + r[5 * order[run] + 1];
+        if (run === order.length) break;
+        const i = 5 * order[run];
+        if (r[i] > n) continue;
+        // Big-endian, as /W says; a Uint8Array keeps the low 8 bits of what it is given.
+        const field2 = r[i + 3];
+        const field3 = r[i + 2] === 2 ? r[i + 4] + n - r[i] : r[i + 4];
+        table[at] = r[i + 2];
+        if (width === 4) {
+          table[at + 1] = field2 >>> 24;
+          table[at + 2] = field2 >>> 16;
+          table[at + 3] = field2 >>> 8;
+          table[at + 4] = field2;
+        } else table.writeUIntBE(field2, at + 1, width);
+        table[at + width + 1] = field3 >>> 8;
+        table[at + width + 2] = field3;
+      }
+      yield table;
+    }
+  }
+
+  /**
+   * The cross-reference stream as object `number`, the last (entries 0 to `number`), written at the
+   * file's offset with the trailer's entries (`/Root n 0 R...`), then the file's end.
+   */
+  write(file: FileBytes, number: number, trailer: string): void {
+    const start = file.offset;
+    this.set(number, 1, start, 0);
+    const { width, chunks } = this.table(number + 1);
+    const table = Buffer.concat([...chunks]);
+    const compress = table.length >= COMPRESS_FROM_BYTES;
+    this.writeStream(file, number, trailer, width, start, compress ? [deflateSync(table)] : [table], compress);
+  }
+
+  /** write's, for a table of any size: deflated a chunk at a time, so that only its compressed bytes are held (millions of entries are tens of megabytes raw). */
+  async writeDeflated(file: FileBytes, number: number, trailer: string): Promise<void> {
+    const start = file.offset;
+    this.set(number, 1, start, 0);
+    const { width, chunks } = this.table(number + 1);
+    const deflate = createDeflate();
+    const compressed: Buffer[] = [];
+    deflate.on("data", (chunk: Buffer) => compressed.push(chunk));
+    for (const chunk of chunks) if (!deflate.write(chunk)) await once(deflate, "drain");
+    deflate.end();
+    await finished(deflate);
+    this.writeStream(file, number, trailer, width, start, compressed, true);
+  }
+
+  private writeStream(file: FileBytes, number: number, trailer: string, width: number, start: number, data: Buffer[], compressed: boolean): void {
+    const length = data.reduce((sum, chunk) => sum + chunk.length, 0);
+    file.write(Buffer.from(`${number} 0 obj\n<</Type/XRef/Size ${number + 1}/W [1 ${width} 2]${trailer}${compressed ? "/Filter/FlateDecode" : ""}/Length ${length}>>\nstream\n`, "latin1"));
+    for (const chunk of data) file.write(chunk);
+    file.write(Buffer.from(`\nendstream\nendobj\nstartxref\n${start}\n%%EOF\n`, "latin1"));
+  }
+}
+
+/** Writes stream object `number`: its dictionary's bytes and its data as they are (pdf-lib's copyBytesInto copies stream data a byte at a time). */
+export function writeStreamObject(file: FileBytes, xref: CrossReferences, number: number, dict: Uint8Array, data: Uint8Array): void {
+  xref.set(number, 1, file.offset, 0);
+  file.write(Buffer.from(`${number} 0 obj\n`, "latin1"));
+  file.write(dict);
+  file.write(STREAM);
+  file.write(data);
+  file.write(END_STREAM);
+}
+
+/**
+ * Objects [from, to) of `packed` into object streams of OBJECTS_PER_STREAM objects, numbered from
+ * `number` on, compressed when `compress`; returns the next free number.
+ */
+export function writeObjectStreams(file: FileBytes, xref: CrossReferences, packed: PackedObjects, from: number, to: number, compress: boolean, number: number): number {
+  for (let first = from; first < to; first += OBJECTS_PER_STREAM) {
+    const last = Math.min(first + OBJECTS_PER_STREAM, to);
+    const start = first > 0 ? packed.ends[first - 1] : 0;
+    // The index: pairs of object number and offset, as bytes (a template string per object took 15 µs of the tagged one-page render).
+    const head = Buffer.allocUnsafe((last - first) * 34);
+    let at = 0;
+    for (let k = first; k < last; k++) {
+      at = writeInt(head, at, packed.numbers[k]);
+      head[at++] = 0x20;
+      at = writeInt(head, at, (k > first ? packed.ends[k - 1] : start) - start);
+      head[at++] = k < last - 1 ? 0x20 : 0x0a;
+      xref.set(packed.numbers[k], 2, number, k - first);
+    }
+    const index = head.subarray(0, at);
+    const objects = packed.slice(start, packed.ends[last - 1]);
+    const data = compress ? deflateSync(Buffer.concat([index, objects]), { level: OBJECT_STREAM_LEVEL }) : undefined;
+    xref.set(number, 1, file.offset, 0);
+    file.write(Buffer.from(`${number++} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${at}${data ? "/Filter/FlateDecode" : ""}/Length ${data?.length ?? at + objects.length}>>\nstream\n`, "latin1"));
+    if (data) file.write(data);
+    else {
+      // Views: valid while `packed` takes no more objects.
+      file.write(index);
+      file.write(objects);
+    }
+    file.write(END_STREAM);
+  }
+  return number;
+}
+
+/** Bytes of packed objects [from, to). */
+const packedBytes = (packed: PackedObjects, from: number, to: number): number => (to > from ? packed.ends[to - 1] - (from > 0 ? packed.ends[from - 1] : 0) : 0);
 
 /**
  * Serializes every indirect object of `context` (streams as they are, the others into object
@@ -165,102 +348,27 @@ const END_STREAM = Buffer.from("\nendstream\nendobj\n", "latin1");
  * the trailer's Root, Info and ID.
  */
 export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
-  const chunks: Uint8Array[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
-  let offset = chunks[0].length;
-  const write = (bytes: Uint8Array): void => {
-    chunks.push(bytes);
-    offset += bytes.length;
-  };
+  const file = new FileBytes();
+  file.write(PDF_HEADER);
   const objects = context.enumerateIndirectObjects();
   const structureObjects = packed.count;
-  // Per object number, its cross-reference entry: type (1: at an offset; 2: in an object stream), field 2, field 3.
-  // Sized up front for every number: the object streams' (of the packed objects, then of the others) and the cross-reference stream's come last.
-  const size = context.largestObjectNumber + 3 + Math.ceil((packed.count + objects.length) / OBJECTS_PER_STREAM);
-  const types = new Uint8Array(size);
-  const fields2 = new Uint32Array(size);
-  const fields3 = new Uint16Array(size);
-  fields3[0] = 65535;
-  const entry = (number: number, type: number, field2: number, field3: number): void => {
-    // Typed arrays drop writes past their end and wrap what does not fit: never silently.
-    if (number >= size || field2 > 0xffffffff) throw new RangeError(`writePdfFile: object ${number} at ${field2} does not fit the cross-reference stream`);
-    types[number] = type;
-    fields2[number] = field2;
-    fields3[number] = field3;
-  };
+  const xref = new CrossReferences();
 
   for (const [ref, object] of objects) {
     if (object instanceof PDFStream) {
-      entry(ref.objectNumber, 1, offset, 0);
-      // The data as it is (pdf-lib's copyBytesInto copies it a byte at a time).
       object.updateDict();
       const dict = Buffer.allocUnsafe(object.dict.sizeInBytes());
       object.dict.copyBytesInto(dict, 0);
-      write(Buffer.from(`${ref.objectNumber} 0 obj\n`, "latin1"));
-      write(dict);
-      write(STREAM);
-      write(object.getContents());
-      write(END_STREAM);
+      writeStreamObject(file, xref, ref.objectNumber, dict, object.getContents());
     } else {
       packed.object(ref.objectNumber, object);
     }
   }
   let next = context.largestObjectNumber + 1;
-  /** Objects [from, to) of `packed` into object streams, compressed when they take `compressFrom` bytes or more. */
-  const objectStreams = (from: number, to: number, compressFrom: number): void => {
-    const bytes = to > from ? packed.ends[to - 1] - (from > 0 ? packed.ends[from - 1] : 0) : 0;
-    for (let first = from; first < to; first += OBJECTS_PER_STREAM) {
-      const last = Math.min(first + OBJECTS_PER_STREAM, to);
-      const start = first > 0 ? packed.ends[first - 1] : 0;
-      const number = next++;
-      // The index: pairs of object number and offset, as bytes (a template string per object took 15 µs of the tagged one-page render).
-      const head = Buffer.allocUnsafe((last - first) * 34);
-      let at = 0;
-      for (let k = first; k < last; k++) {
-        at = writeInt(head, at, packed.numbers[k]);
-        head[at++] = 0x20;
-        at = writeInt(head, at, (k > first ? packed.ends[k - 1] : start) - start);
-        head[at++] = k < last - 1 ? 0x20 : 0x0a;
-        entry(packed.numbers[k], 2, number, k - first);
-      }
-      const index = head.subarray(0, at);
-      const objects = packed.slice(start, packed.ends[last - 1]);
-      const data = bytes >= compressFrom ? deflateSync(Buffer.concat([index, objects]), { level: OBJECT_STREAM_LEVEL }) : undefined;
-      entry(number, 1, offset, 0);
-      write(Buffer.from(`${number} 0 obj\n<</Type/ObjStm/N ${last - first}/First ${at}${data ? "/Filter/FlateDecode" : ""}/Length ${data?.length ?? at + objects.length}>>\nstream\n`, "latin1"));
-      if (data) write(data);
-      else {
-        // Views, valid to the end: every object is packed before this.
-        write(index);
-        write(objects);
-      }
-      write(END_STREAM);
-    }
-  };
-  objectStreams(0, structureObjects, COMPRESS_STRUCTURE_FROM_BYTES);
-  objectStreams(structureObjects, packed.count, COMPRESS_FROM_BYTES);
+  next = writeObjectStreams(file, xref, packed, 0, structureObjects, packedBytes(packed, 0, structureObjects) >= COMPRESS_STRUCTURE_FROM_BYTES, next);
+  next = writeObjectStreams(file, xref, packed, structureObjects, packed.count, packedBytes(packed, structureObjects, packed.count) >= COMPRESS_FROM_BYTES, next);
 
-  // The cross-reference stream: 1 byte of type, 4 of offset (or object stream number), 2 of generation (or index).
-  const xrefNumber = next++;
-  entry(xrefNumber, 1, offset, 0);
-  const table = Buffer.alloc(next * 7);
-  for (let n = 0, at = 0; n < next; n++, at += 7) {
-    // Big-endian; a Uint8Array keeps the low 8 bits of what it is given.
-    const field2 = fields2[n];
-    table[at] = types[n];
-    table[at + 1] = field2 >>> 24;
-    table[at + 2] = field2 >>> 16;
-    table[at + 3] = field2 >>> 8;
-    table[at + 4] = field2;
-    table[at + 5] = fields3[n] >>> 8;
-    table[at + 6] = fields3[n];
-  }
-  const compress = table.length >= COMPRESS_FROM_BYTES;
-  const data = compress ? deflateSync(table) : table;
   const { Root, Info, ID } = context.trailerInfo;
-  const trailer = `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${ID.toString()}` : ""}`;
-  const start = offset;
-  write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${trailer}${compress ? "/Filter/FlateDecode" : ""}/Length ${data.length}>>\nstream\n`, "latin1"));
-  write(data);
-  write(Buffer.from(`\nendstream\nendobj\nstartxref\n${start}\n%%EOF\n`, "latin1"));
-  return Buffer.concat(chunks);
+  xref.write(file, next, `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${ID.toString()}` : ""}`);
+  return file.take();
 }

@@ -685,7 +685,7 @@ const xml = (s: string): string => (/[&<>"]/.test(s) ? s.replace(/[&<>"]/g, (c) 
  * XML has no control characters): line breaks and tabs as a space, other control characters as U+FFFD,
  * as the page prints them.
  */
-const informationText = (s: string): string =>
+export const informationText = (s: string): string =>
   // eslint-disable-next-line no-control-regex -- control characters are what this replaces
   s.toWellFormed().replace(/[\t\n\r\u0085\u2028\u2029]+/g, " ").replace(/[\x00-\x1f\x7f-\x9f]/g, "\ufffd");
 
@@ -706,7 +706,7 @@ const PDFA_CLAIM =
 const XMP_PRODUCER = `<pdf:Producer>${xml(PRODUCER)}</pdf:Producer><xmp:CreatorTool>${xml(PRODUCER)}</xmp:CreatorTool>`;
 
 /** The XMP metadata packet: the document information again (PDF/UA and PDF/A ask for both, equal), and the conformance it claims (PDF/UA-1 when tagged). */
-function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): Buffer {
+export function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): Buffer {
   const date = meta.date.toISOString().replace(/\.\d{3}Z$/, "Z");
   const packet =
     XMP_HEAD +
