@@ -1,10 +1,10 @@
 // Print jobs against the naive loop, over a stack that is already running (`npm start`, or
-// STACK_PORT_OFFSET for another one): the same one-page instances printed as one job (one ZIP, on
-// the stack's Cloud Tasks emulator) and as one `print` request each at concurrency 1 and 8, time to
-// the last byte of the result, documents per second, CPU per document and the peak RSS of the
-// function workers (read from /proc: the functions emulator runs each worker as a process with
-// FUNCTION_TARGET in its environment). It writes its own instances (a fresh tenant of acme's,
-// deleted afterwards).
+// STACK_PORT_OFFSET for another one): the same one-page instances printed as one job of each output
+// (one ZIP, one merged PDF, on the stack's Cloud Tasks emulator) and as one `print` request each at
+// concurrency 1 and 8, time to the last byte of the result, documents per second, CPU per document
+// and the peak RSS of the function workers (read from /proc: the functions emulator runs each worker
+// as a process with FUNCTION_TARGET in its environment). It writes its own instances (a fresh
+// tenant of acme's, deleted afterwards).
 //   npm run bench:jobs -- [documents...]      (default 1000 10000; `npm run bench` runs it as --only=jobs)
 // Targets (issue 34): 10,000 documents as one ZIP in under 60 s on this 2-core machine, at least 5x the
 // naive loop's documents per second, peak RSS of any worker under 512 MiB.
@@ -16,6 +16,7 @@ import { URLS } from "../stack/config";
 import { DEMO_PASSWORD } from "../stack/examples";
 import { signInToStack, stackAdminApp } from "../stack/seedStack";
 import { functionOfProcess } from "../stack/socketOwner";
+import { JOB_OUTPUTS } from "../src/print/jobs/model";
 
 export interface JobsBenchRow {
   how: string;
@@ -104,14 +105,14 @@ export async function runJobsBench(sizes: readonly number[] = [1000, 10_000]): P
   const base = `${URLS.print}/print/organization/acme/tenant/${tenant}`;
   const rows: JobsBenchRow[] = [];
   try {
-    for (const documents of sizes) {
-      // One job: from the request to the archive's last byte.
+    for (const documents of sizes) for (const output of JOB_OUTPUTS) {
+      // One job of each output: from the request to the output's last byte.
       let finishing = false;
       const started = performance.now();
       const run = await sampled(
         "printJobTask",
         async () => {
-          const created = await call("POST", `${base}/print-jobs`, token, { objectInstanceIds: ids.slice(0, documents) });
+          const created = await call("POST", `${base}/print-jobs`, token, { objectInstanceIds: ids.slice(0, documents), output });
           if (created.status !== 202) throw new Error(`POST print-jobs: ${created.status} ${JSON.stringify(created.json)}`);
           let job: any;
           for (;;) {
@@ -120,15 +121,15 @@ export async function runJobsBench(sizes: readonly number[] = [1000, 10_000]): P
             if (job.finishedAt) break;
             await new Promise((resolve) => setTimeout(resolve, 250));
           }
-          const zip = new Uint8Array(await (await fetch(job.result.downloadUrl)).arrayBuffer());
-          return { job, bytes: zip.length };
+          const result = new Uint8Array(await (await fetch(job.result.downloadUrl)).arrayBuffer());
+          return { job, bytes: result.length };
         },
         () => finishing,
       );
       const seconds = (performance.now() - started) / 1000;
       const { job, bytes } = run.value;
       rows.push({
-        how: "one job (ZIP)",
+        how: output === "zip" ? "one job (ZIP)" : "one job (merged PDF)",
         documents,
         seconds,
         documentsPerSecond: documents / seconds,
@@ -137,7 +138,7 @@ export async function runJobsBench(sizes: readonly number[] = [1000, 10_000]): P
         finishPeakRssMiB: run.phasePeakRssMiB,
         result: `${job.status}, ${job.done} printed, ${(bytes / 1024 / 1024).toFixed(1)} MiB`,
       });
-      console.log(`[bench] jobs: ${documents} documents in ${seconds.toFixed(1)} s`);
+      console.log(`[bench] jobs: ${documents} documents (${output}) in ${seconds.toFixed(1)} s`);
     }
 
     // The naive loop: a print request per instance, its PDF fetched, at concurrency 1 and 8 (a sample of

@@ -1,6 +1,7 @@
 // Print jobs (issue 34) on the stack's Cloud Tasks emulator: POST print-jobs answers 202 at once, the
 // task-queue function prints the chunks and the last one's finishing task streams one ZIP with its
-// manifest; GET print-jobs/{jobId} follows it. Read back with unzip, pdfinfo and pdftotext.
+// manifest, or one merged PDF; GET print-jobs/{jobId} follows it. Read back with unzip, qpdf, pdfinfo
+// and pdftotext.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +16,8 @@ import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
 import { mailSink, runId } from "../security/support";
+import { catalogOf, pdfInfo, qpdfCheck, qpdfObjects, resolve, streamText } from "./pdfChecks";
+import { pageRaster, popplerLines } from "./popplerText";
 
 const r = runId();
 /** Instances test 2 stores in acme-north (and later tests use). */
@@ -93,6 +96,81 @@ describe("print jobs", () => {
     // The chunks' PDFs are gone once the archive holds them.
     expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${jobId}/parts/` }))[0]).toEqual([]);
   }, 120_000);
+
+  it("merges the printed instances into one tagged PDF/A-2u: each from a new page under a bookmark of its own; a missing one is a listed failure, absent from the PDF", async () => {
+    // Demo instances, then enough of its own for a second chunk (and so a second pack).
+    const own = Array.from({ length: 56 }, (_, i) => `merged-${r}-${String(i).padStart(2, "0")}`);
+    const batch = firestore().batch();
+    for (const [i, id] of own.entries()) {
+      created.push(`tenants/acme-north/objectInstances/${id}`);
+      batch.set(firestore().doc(created.at(-1)!), { title: `Merged document ${i}`, objectTypeName: "Bench", sections: [{ title: "S", fields: [{ label: "N", type: "number", value: i }] }] });
+    }
+    await batch.commit();
+    const ids = ["inspection-short", `missing-${r}`, "multilingual", "script-rtl", ...own];
+    const printed = ids.filter((id) => !id.startsWith("missing"));
+    const res = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids, output: "merged", conformance: "PDF/A-2u" } });
+    expect(res.status, res.text).toBe(202);
+    const job = await finished(reader, res.json.data.statusUrl);
+    expect(job).toMatchObject({ status: "completed_with_failures", total: 60, done: 59, failed: 1, output: "merged" });
+    expect(job.failures).toEqual([{ objectInstanceId: `missing-${r}`, status: 404, reason: expect.stringContaining("does not exist") }]);
+    expect(job.result.storagePath).toBe(`generated-pdfs/tenants/acme-north/jobs/${job.jobId}/${job.jobId}.pdf`);
+    const download = await fetch(job.result.downloadUrl, { signal: AbortSignal.timeout(30_000) });
+    expect(download.headers.get("content-type")).toBe("application/pdf");
+    const pdf = Buffer.from(await download.arrayBuffer());
+    expect(pdf.length).toBe(job.result.sizeBytes);
+
+    expect(qpdfCheck(pdf)).toContain("No syntax or stream encoding errors found");
+    const info = pdfInfo(pdf);
+    expect(info).toMatchObject({ Tagged: "yes", Title: "Acme North" });
+    // One bookmark per printed instance, in order, each at the first page that shows its title; the pages add up.
+    const objects = qpdfObjects(pdf);
+    const { catalog } = catalogOf(objects);
+    const pages = (resolve(objects, catalog["/Pages"])["/Kids"] as string[]).flatMap((kid) => resolve(objects, kid)["/Kids"] as string[]);
+    expect(pages).toHaveLength(Number(info.Pages));
+    const outline: { title: string; page: number }[] = [];
+    for (let ref = resolve(objects, catalog["/Outlines"])["/First"]; ref; ref = resolve(objects, ref)["/Next"]) {
+      const item = resolve(objects, ref);
+      outline.push({ title: String(item["/Title"]).replace(/^u:/, ""), page: pages.indexOf(item["/Dest"][0]) + 1 });
+    }
+    const titles = await Promise.all(printed.map(async (id) => (await firestore().doc(`tenants/acme-north/objectInstances/${id}`).get()).get("title") as string));
+    expect(outline.map((o) => o.title)).toEqual(titles);
+    expect(outline[0].page).toBe(1);
+    expect(outline.map((o) => o.page)).toEqual([...outline.map((o) => o.page)].sort((a, b) => a - b));
+    const text = popplerLines(pdf).join("\n").split("\f");
+    outline.forEach(({ title, page }) => expect(text[page - 1].replace(/\s+/g, " ")).toContain(title.replace(/\s+/g, " ")));
+    expect(text.join("")).not.toContain(`missing-${r}`);
+    // One structure tree of a Part per instance; PDF/A's output intent and claim once.
+    const document = resolve(objects, resolve(objects, catalog["/StructTreeRoot"])["/K"]);
+    expect((document["/K"] as string[]).map((part) => resolve(objects, part)["/S"])).toEqual(printed.map(() => "/Part"));
+    expect(catalog["/OutputIntents"]).toHaveLength(1);
+    expect(streamText(pdf, catalog["/Metadata"])).toContain("<pdfaid:part>2</pdfaid:part>");
+    // What a reader sees of its first page: drawn, with dark text on white.
+    const { rgb } = pageRaster(pdf, 1, 30);
+    expect(rgb.some((v) => v < 100)).toBe(true);
+    expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${job.jobId}/parts/` }))[0]).toEqual([]);
+  }, 120_000);
+
+  it("ends a merged job succeeded when every instance printed, and failed without a result when none did (a PDF of no pages is none), its failures listed", async () => {
+    const missing = [`missing-${r}-a`, `missing-${r}-b`];
+    const start = (objectInstanceIds: string[]) => call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds, output: "merged" } });
+    const [all, none] = await Promise.all([start(["inspection-short"]), start(missing)]);
+    expect([all.status, none.status], none.text).toEqual([202, 202]);
+    const [printed, failed] = await Promise.all([finished(reader, all.json.data.statusUrl), finished(reader, none.json.data.statusUrl)]);
+    expect(printed).toMatchObject({ status: "succeeded", total: 1, done: 1, failed: 0, failures: [], output: "merged" });
+    const pdf = Buffer.from(await (await fetch(printed.result.downloadUrl, { signal: AbortSignal.timeout(30_000) })).arrayBuffer());
+    expect(pdfInfo(pdf)).toMatchObject({ Tagged: "yes", Pages: "2" });
+    expect(failed).toMatchObject({ status: "failed", total: 2, done: 0, failed: 2, output: "merged" });
+    expect(failed.failures.map((f: { objectInstanceId: string }) => f.objectInstanceId)).toEqual(missing);
+    expect(failed.result).toBeUndefined();
+  }, 120_000);
+
+  it("documents output \"merged\" in the create body and the status answer (OpenAPI from the routes' schemas)", async () => {
+    const doc = (await call(`${BASES.print.hosting}/openapi.json`)).json;
+    const jobsPath = doc.paths["/print/tenant/{tenantId}/print-jobs"];
+    const jobPath = doc.paths["/print/tenant/{tenantId}/print-jobs/{jobId}"];
+    expect(jobsPath.post.requestBody.content["application/json"].schema.properties.output).toMatchObject({ enum: ["zip", "merged"], default: "zip" });
+    expect(jobPath.get.responses["200"].content["application/json"].schema.properties.data.properties.output.enum).toEqual(["zip", "merged"]);
+  });
 
   it("splits a job into chunks of 50 on the queue and prints every document once; the same Idempotency-Key and body answer the same job", async () => {
     const ids = MANY;

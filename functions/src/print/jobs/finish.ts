@@ -1,7 +1,8 @@
 // A print job's end: its chunks' PDFs streamed from their packs into one ZIP object (with
-// manifest.json), the final status and result written in one update, then the packs deleted.
-// Idempotent: a finishing task run twice writes the same archive (entries in chunk order, fixed
-// times) and changes nothing once the job is final, but deletes what packs are left.
+// manifest.json) or merged into one PDF (render/merge.ts), the final status and result written in
+// one update, then the packs deleted. Idempotent: a finishing task run twice writes the same archive
+// (entries in chunk order, fixed times) or PDF (the merge depends only on its documents and the job)
+// and changes nothing once the job is final, but deletes what packs are left.
 
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -30,11 +31,13 @@ export async function finishJob(target: string, jobId: string, lastAttempt = fal
     const snapshots = await readChunks(target, jobId, job.chunks);
     if (snapshots.some((c) => c.get("finished") !== true)) return logs.jobTaskIgnored(jobId, "a chunk has not run");
     const { files, failures } = tally(snapshots);
+    const chunks = snapshots.map((c) => c.data() as ChunkDocument);
     // An archive even when nothing printed: its manifest says why for every document (the status lists 100).
+    // A merged PDF only of what printed (a PDF of no pages is none): the status lists the failures.
     let result: JobDocument["result"];
     let error: string | undefined;
     try {
-      result = await writeArchive(target, jobId, job, snapshots.map((c) => c.data() as ChunkDocument), files, failures);
+      result = job.output === "merged" ? await writeMerged(target, jobId, job, chunks, files.length) : await writeArchive(target, jobId, job, chunks, files, failures);
     } catch (failure) {
       if (!lastAttempt) throw failure;
       error = `The job's output could not be written after the queue's last attempt: ${failure instanceof HttpError ? failure.message : "the print service failed."}`;
@@ -50,7 +53,7 @@ export async function finishJob(target: string, jobId: string, lastAttempt = fal
         done: files.length,
         failed: failures.length,
         failures: failures.slice(0, PRINT_JOB_LIMITS.failuresListed),
-        ...(result ? { result } : { error }),
+        ...(result ? { result } : error ? { error } : {}),
         active: false,
         finishedAt: FieldValue.serverTimestamp(),
       });
@@ -83,14 +86,7 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
   const manifest = chunks.flatMap((c) => c.ids.map((id) => (names.has(id) ? { objectInstanceId: id, file: names.get(id) } : { objectInstanceId: id, ...pick(failed.get(id)) })));
 
   const zip = new yazl.ZipFile();
-  // The token was drawn when the job was created: two finishing tasks write the same object and name the same token.
-  const downloadToken = job.outputToken;
-  const out = defaultBucket()
-    .file(storagePath)
-    // Resumable, in chunks of OUTPUT_CHUNK_BYTES: an archive of 10,000 documents is hundreds of MB,
-    // more than one request should carry (and than the Storage emulator takes in one), and no more
-    // than a chunk of it is held in memory.
-    .createWriteStream({ resumable: true, chunkSize: OUTPUT_CHUNK_BYTES, contentType: "application/zip", metadata: { contentDisposition: `attachment; filename="${jobId}.zip"`, metadata: { ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }) } } });
+  const out = outputStream(storagePath, "application/zip", job);
   // yazl reports a part it could not read as an "error" of the archive: the upload is then abandoned (a simple upload is all or nothing).
   zip.on("error", (error: Error) => out.destroy(error));
   const written = storageCall(() => pipeline(zip.outputStream, out), JOB_STORAGE_DEADLINE_MS);
@@ -107,8 +103,45 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
   zip.addBuffer(Buffer.from(`${JSON.stringify({ jobId, total: job.total, done: files.length, failed: failures.length, documents: manifest }, null, 2)}\n`), "manifest.json", { mtime });
   zip.end();
   await written;
+  return outputResult(storagePath, job);
+}
+
+/**
+ * The merged PDF (render/merge.ts): the printed documents in chunk order, each sliced from its pack
+ * when the merge reaches it and written on before the next is read, so a worker holds one pack, a
+ * chunk of the upload and the merge's own state (a few hundred bytes a document) whatever the job's size.
+ */
+async function writeMerged(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], printed: number) {
+  if (printed === 0) return undefined;
+  const { mergedPdfStream } = await import("../render/merge.js");
+  const storagePath = `${jobFolder(target, jobId)}/${jobId}.pdf`;
+  const packs = new PackReader(target, jobId);
+  async function* documents() {
+    for (const [index, chunk] of chunks.entries()) for (const file of chunk.files ?? []) yield { objectInstanceId: file.objectInstanceId, title: file.title, bytes: await packs.slice(index, file) };
+  }
+  const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance };
+  await storageCall(() => pipeline(mergedPdfStream(documents(), options), outputStream(storagePath, "application/pdf", job)), JOB_STORAGE_DEADLINE_MS);
+  return outputResult(storagePath, job);
+}
+
+/**
+ * The output object's upload. Resumable, in chunks of OUTPUT_CHUNK_BYTES: an output of 10,000
+ * documents is hundreds of MB, more than one request should carry (and than the Storage emulator takes
+ * in one), and no more than a chunk of it is held in memory. The token was drawn when the job was
+ * created: two finishing tasks write the same object and name the same token.
+ */
+function outputStream(storagePath: string, contentType: string, job: JobDocument) {
+  const downloadToken = job.outputToken;
+  const fileName = storagePath.slice(storagePath.lastIndexOf("/") + 1);
+  return defaultBucket()
+    .file(storagePath)
+    .createWriteStream({ resumable: true, chunkSize: OUTPUT_CHUNK_BYTES, contentType, metadata: { contentDisposition: `attachment; filename="${fileName}"`, metadata: { ...(downloadToken && { firebaseStorageDownloadTokens: downloadToken }) } } });
+}
+
+/** The job's result once its output is stored. */
+async function outputResult(storagePath: string, job: JobDocument): Promise<NonNullable<JobDocument["result"]>> {
   const [metadata] = await storageCall(() => defaultBucket().file(storagePath).getMetadata());
-  return { storagePath, sizeBytes: Number(metadata.size), ...(downloadToken && { downloadToken }) };
+  return { storagePath, sizeBytes: Number(metadata.size), ...(job.outputToken && { downloadToken: job.outputToken }) };
 }
 
 /** The PDFs of a job's packs, read in order: the pack last downloaded is kept for the next slice. */

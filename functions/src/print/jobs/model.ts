@@ -39,7 +39,8 @@ export const JOB_STATUSES = ["queued", "running", "succeeded", "completed_with_f
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_STATUSES: readonly JobStatus[] = ["succeeded", "completed_with_failures", "failed", "cancelled"];
 
-export const JOB_OUTPUTS = ["zip"] as const;
+/** zip: one archive of a PDF per document and manifest.json; merged: one PDF of every printed document (render/merge.ts). */
+export const JOB_OUTPUTS = ["zip", "merged"] as const;
 export type JobOutput = (typeof JOB_OUTPUTS)[number];
 
 /** A document the job could not print, and why (the answer print would have given). */

@@ -39,8 +39,14 @@ const createBody = z
       description: `The target's instances that match every key given ({} is all of them), ordered by updatedAt, then id; at most ${PRINT_JOB_LIMITS.documents.toLocaleString("en-GB")}. Instances without an updatedAt never match.`,
       examples: [{ objectTypeName: "Safety Inspection", updatedFrom: "2026-04-01T00:00:00Z", updatedTo: "2026-07-01T00:00:00+02:00" }],
     }),
-    // One ZIP of the PDFs with manifest.json.
-    output: z.enum(JOB_OUTPUTS).default("zip").meta({ description: "zip: one archive of the PDFs, with manifest.json naming every requested instance once" }),
+    // One ZIP of the PDFs with manifest.json, or one PDF of them all.
+    output: z
+      .enum(JOB_OUTPUTS)
+      .default("zip")
+      .meta({
+        description:
+          "zip: one archive of the PDFs, with manifest.json naming every requested instance once; merged: one tagged PDF (PDF/A-2u when the settings ask) of every printed instance, each from a new page with a bookmark of its own (the failures are in the job's status)",
+      }),
     ...settingsOverrides,
   })
   .refine((body) => (body.objectInstanceIds === undefined) !== (body.filter === undefined), "must have exactly one of 'objectInstanceIds' and 'filter'");
@@ -54,7 +60,7 @@ const statusUrl = (jobId: string) => `print-jobs/${jobId}`;
 export const createPrintJob = defineRoute({
   method: "post",
   path: "/print-jobs",
-  summary: "Start a print job: many object instances of the target printed in the background into one ZIP",
+  summary: "Start a print job: many object instances of the target printed in the background into one ZIP or one PDF",
   anyOf: PRINT_PERMISSIONS,
   body: createBody,
   maxBodyBytes: MAX_JOB_BODY_BYTES,
@@ -183,7 +189,7 @@ export const getPrintJob = defineRoute({
         done: z.int().describe("Documents printed so far (counted when their chunk has run)."),
         failed: z.int().describe("Documents that could not be printed (missing, over the renderer's limits): listed in failures."),
         failures: z.array(failureSchema).describe(`The first ${PRINT_JOB_LIMITS.failuresListed}; the ZIP's manifest.json lists every one.`),
-        output: z.enum(JOB_OUTPUTS),
+        output: z.enum(JOB_OUTPUTS).describe("zip: the result is a ZIP of PDFs; merged: one PDF of the printed documents (none when nothing printed)."),
         createdAt: z.iso.datetime(),
         finishedAt: z.iso.datetime().nullable(),
         error: z.string().optional().describe("Why the job failed as a whole (its output could not be written), when it did."),
