@@ -286,6 +286,33 @@ describe("print jobs", () => {
     }
   }, 120_000);
 
+  // The reaper keeps a job's window: it enqueues again only chunks that should be in the queue (the
+  // first two, or one whose predecessor two places before has finished), never the rest at once.
+  it("reaps an overdue job that is still running without putting its later chunks in the queue", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
+    const { jobId } = started.json.data;
+    await finished(reader, `print-jobs/${jobId}`);
+    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
+    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
+    const { FieldValue } = await import("firebase-admin/firestore");
+    const gone = FieldValue.delete();
+    await job.update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone });
+    // Chunk 0 is running (its lease ahead), chunks 1 and 2 have not run: 1 is due, 2 waits for 0.
+    await chunk(0).update({ finished: false, attempts: 1, leaseUntil: Timestamp.fromMillis(Date.now() + 600_000), files: gone, failures: gone, done: gone, failed: gone });
+    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+    try {
+      expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data.status).toBe("running");
+      const deadline = Date.now() + 30_000;
+      while ((await chunk(1).get()).get("finished") !== true && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await chunk(1).get()).get("finished")).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await chunk(2).get()).get("attempts")).toBeUndefined();
+      expect((await job.get()).get("status")).toBe("running");
+    } finally {
+      await call(`${jobs()}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    }
+  }, 120_000);
+
   it("cancels a job that has not ended: it ends cancelled at once with what was done and no result, and stays so", async () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
     expect(started.status, started.text).toBe(202);

@@ -4,6 +4,7 @@
 // instance died halfway) writes the same packs under the same names and the same result, counted once
 // because it is set, never added.
 
+import { randomBytes } from "node:crypto";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
@@ -11,7 +12,7 @@ import * as logs from "../../logs";
 import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, FINAL_STATUSES, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { chunkPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -59,7 +60,7 @@ export async function runChunk(target: string, jobId: string, index: number, las
     // Each attempt counted on the chunk (the queue's retries, seen from outside), and its lease renewed.
     const { FieldValue, Timestamp } = firestoreSdk();
     await firestoreCall(() => chunkSnap.ref.update({ attempts: FieldValue.increment(1), leaseUntil: Timestamp.fromMillis(now() + CHUNK_LEASE_MS) }));
-    const result: ChunkResult = { files: [], failures: [] };
+    const result: ChunkResult = { files: [], failures: [], packsStored: new Set() };
     try {
       await printChunk(target, jobId, index, job, chunk.ids, result);
     } catch (error) {
@@ -67,7 +68,7 @@ export async function runChunk(target: string, jobId: string, index: number, las
       if (!lastAttempt) throw error;
       const reason = error instanceof HttpError ? error.message : "The print service failed.";
       // Only what is stored counts: documents rendered into a pack that could not be written are failures too.
-      result.files = result.files.filter((file) => file.pack < (result.packsStored ?? 0));
+      result.files = result.files.filter((file) => result.packsStored.has(file.pack));
       failUnhandled(chunk.ids, result, `Not printed after the queue's last attempt: ${reason}`);
     }
     await finishChunk(chunkSnap.ref, result);
@@ -82,19 +83,28 @@ interface ChunkResult {
   files: JobFile[];
   failures: JobFailure[];
   /** Packs written so far (files in a later pack are not stored yet). */
-  packsStored?: number;
+  packsStored: Set<string>;
 }
 
 /** Every id of the chunk that has neither a file nor a failure becomes a failure, with this reason. */
-export function failUnhandled(ids: readonly string[], result: ChunkResult, reason: string): void {
+export function failUnhandled(ids: readonly string[], result: Pick<ChunkResult, "files" | "failures">, reason: string): void {
   const handled = new Set([...result.files, ...result.failures].map((d) => d.objectInstanceId));
   for (const objectInstanceId of ids) if (!handled.has(objectInstanceId)) result.failures.push({ objectInstanceId, status: 503, reason });
 }
 
-/** A chunk's result, set once (never added to): a chunk run twice counts each document once. */
-export async function finishChunk(ref: FirebaseFirestore.DocumentReference, result: ChunkResult): Promise<void> {
+/**
+ * A chunk's result, set once and never added to: the first run to finish the chunk wins (a chunk run
+ * twice at once, or the reaper and a late retry, would otherwise leave one run's offsets over the
+ * other's packs). `due` is checked on the chunk as the transaction reads it.
+ */
+export async function finishChunk(ref: FirebaseFirestore.DocumentReference, result: Pick<ChunkResult, "files" | "failures">, due: (chunk: ChunkDocument) => boolean = () => true): Promise<boolean> {
   const { files, failures } = result;
-  await firestoreCall(() => ref.update({ finished: true, files, failures, done: files.length, failed: failures.length }));
+  return firestoreTransaction(async (tx) => {
+    const chunk = (await tx.get(ref)).data() as ChunkDocument | undefined;
+    if (!chunk || chunk.finished || !due(chunk)) return false;
+    tx.update(ref, { finished: true, files, failures, done: files.length, failed: failures.length });
+    return true;
+  });
 }
 
 /** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
@@ -104,15 +114,16 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const instances = await firestoreCall(() => db().getAll(...refs));
   // The logo once for the chunk (a failure to get it fails the chunk, retried as a whole), and one log line.
   const batch = renderBatch(job.settings);
+  const run = randomBytes(4).toString("hex");
   let pack: Buffer[] = [];
   let packBytes = 0;
-  result.packsStored = 0;
+  let name = packName(index, run, 0);
   const storePack = async () => {
     if (pack.length === 0) return;
     const bytes = Buffer.concat(pack);
-    await storageCall(() => defaultBucket().file(packPath(target, jobId, index, result.packsStored!)).save(bytes, { resumable: false, contentType: "application/octet-stream" }));
-    [pack, packBytes] = [[], 0];
-    result.packsStored!++;
+    await storageCall(() => defaultBucket().file(packPath(target, jobId, name)).save(bytes, { resumable: false, contentType: "application/octet-stream" }));
+    result.packsStored.add(name);
+    [pack, packBytes, name] = [[], 0, packName(index, run, result.packsStored.size)];
   };
   let checked = Date.now();
   for (const instance of instances) {
@@ -131,7 +142,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
       const stored = instance.data()!;
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
       const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, batch);
-      result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: result.packsStored, offset: packBytes, length: pdf.bytes.length });
+      result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: name, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
       packBytes += pdf.bytes.length;
       if (packBytes >= PACK_BYTES) await storePack();

@@ -93,10 +93,10 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
   // Each pack downloaded when the archive reaches its first PDF, one pack in memory at a time
   // (at most 32 MiB and a document), whatever the job's size: entries are read in order.
   const packs = new PackReader(target, jobId);
-  chunks.forEach((chunk, index) => {
+  chunks.forEach((chunk) => {
     for (const file of chunk.files ?? []) {
       zip.addReadStreamLazy(names.get(file.objectInstanceId)!, { mtime, compress: false }, (done) => {
-        packs.slice(index, file).then((bytes) => done(null, Readable.from([bytes])), (error: Error) => done(error, undefined as never));
+        packs.slice(file).then((bytes) => done(null, Readable.from([bytes])), (error: Error) => done(error, undefined as never));
       });
     }
   });
@@ -117,7 +117,7 @@ async function writeMerged(target: string, jobId: string, job: JobDocument, chun
   const storagePath = `${jobFolder(target, jobId)}/${jobId}.pdf`;
   const packs = new PackReader(target, jobId);
   async function* documents() {
-    for (const [index, chunk] of chunks.entries()) for (const file of chunk.files ?? []) yield { objectInstanceId: file.objectInstanceId, title: file.title, bytes: await packs.slice(index, file) };
+    for (const chunk of chunks) for (const file of chunk.files ?? []) yield { objectInstanceId: file.objectInstanceId, title: file.title, bytes: await packs.slice(file) };
   }
   const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance };
   await storageCall(() => pipeline(mergedPdfStream(documents(), options), outputStream(storagePath, "application/pdf", job)), JOB_STORAGE_DEADLINE_MS);
@@ -152,8 +152,8 @@ class PackReader {
     private readonly jobId: string,
   ) {}
 
-  async slice(chunk: number, file: JobFile): Promise<Buffer> {
-    const path = packPath(this.target, this.jobId, chunk, file.pack);
+  async slice(file: JobFile): Promise<Buffer> {
+    const path = packPath(this.target, this.jobId, file.pack);
     if (this.current?.path !== path) this.current = { path, bytes: defaultBucket().file(path).download().then(([bytes]) => bytes) };
     const bytes = await this.current.bytes;
     if (file.offset + file.length > bytes.length) throw new Error(`pack ${path} is shorter than its chunk says`);

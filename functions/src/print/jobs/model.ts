@@ -51,13 +51,13 @@ export interface JobFailure {
 }
 
 /**
- * A printed document of a chunk: where its PDF is (bytes `offset` to `offset + length` of the chunk's
- * pack number `pack`), and its title (its name in the output).
+ * A printed document of a chunk: where its PDF is (bytes `offset` to `offset + length` of the pack
+ * named `pack`: packName), and its title (its name in the output).
  */
 export interface JobFile {
   objectInstanceId: string;
   title: string;
-  pack: number;
+  pack: string;
   offset: number;
   length: number;
 }
@@ -90,6 +90,8 @@ export interface JobDocument {
   outputToken?: string;
   /** Production: the output's signed URL while it has more than 5 minutes left (a poll must not cost a signBlob each time). */
   signedUrl?: { url: string; expiresAt: string };
+  /** When the reaper last looked at it (at most once a minute). */
+  reapedAt?: FirebaseFirestore.Timestamp;
   /** When the finishing task was enqueued (by one chunk; again by the reaper if it was lost). */
   finishEnqueuedAt?: FirebaseFirestore.Timestamp;
   /** When Firestore's TTL policy deletes it, and its chunks (their own expireAt): JOB_RETENTION_MS after creation. */
@@ -144,7 +146,13 @@ export const jobWebhookPath = (targetPath: string, jobId: string) => `${jobPath(
 /** Where a job's files go: its chunks' packs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
 /** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
-export const packPath = (targetPath: string, jobId: string, index: number, pack: number) => `${jobFolder(targetPath, jobId)}/parts/${String(index).padStart(5, "0")}-${pack}.pack`;
+export const packPath = (targetPath: string, jobId: string, pack: string) => `${jobFolder(targetPath, jobId)}/parts/${pack}.pack`;
+/**
+ * A pack's name: its chunk, the run that wrote it (two runs of a chunk at once, which at-least-once
+ * delivery allows, never write the same object: the run whose result is kept names its own packs),
+ * and its number in that run.
+ */
+export const packName = (index: number, run: string, pack: number) => `${String(index).padStart(5, "0")}-${run}-${pack}`;
 
 /** A target document path as the pipeline builds them (each id valid): a task re-checks what it is given. */
 const TARGET_PATH = /^(?:organizations\/[^/]+|tenants\/[^/]+(?:\/divisions\/[^/]+)?|sites\/[^/]+)$/;

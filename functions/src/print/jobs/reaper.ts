@@ -6,7 +6,7 @@
 // (printJobReaper in index.ts) for the jobs nobody polls.
 
 import { db, firestoreSdk } from "../../firebase";
-import { firestoreCall } from "../../http/deadline";
+import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import * as logs from "../../logs";
 import { CHUNK_LEASE_MS, failUnhandled, finishChunk, finishIfLast } from "./chunk";
 import { jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobTask } from "./model";
@@ -15,29 +15,48 @@ import { enqueueJobTasks } from "./queue";
 /** Whether a job may be stuck: still active longer than a chunk's lease after it was created. */
 export const overdue = (job: Pick<JobDocument, "active" | "createdAt">, now: number) => job.active === true && now - job.createdAt.toMillis() > CHUNK_LEASE_MS;
 
-/** Ends what the queue gave up on in one job, and enqueues its chunks that never ran. */
+/** How often one job is reaped at most: a status poll every second must not re-read its chunks each time. */
+const REAP_EVERY_MS = 60_000;
+
+/**
+ * Ends what the queue gave up on in one job, and enqueues again its chunks that should be in the
+ * queue and are not (the first two, or one whose predecessor two places before has finished: it
+ * would have enqueued it). A chunk not yet due stays unqueued, so the job keeps at most two chunks in
+ * the queue, fair to the other jobs, however long it runs.
+ */
 export async function reapJob(target: string, jobId: string, now = Date.now()): Promise<void> {
   const jobRef = db().doc(jobPath(target, jobId));
-  const [job, unfinished] = await Promise.all([firestoreCall(() => jobRef.get()), firestoreCall(() => jobRef.collection("chunks").where("finished", "==", false).get())]);
-  if (!job.exists || job.get("active") !== true) return;
-  const chunks = job.get("chunks") as number;
+  const { Timestamp } = firestoreSdk();
+  // One reaper at a time per job, at most once a minute (the status reads of an overdue job all call it).
+  const job = await firestoreTransaction(async (tx) => {
+    const snap = await tx.get(jobRef);
+    const reapedAt = snap.get("reapedAt") as FirebaseFirestore.Timestamp | undefined;
+    if (!snap.exists || snap.get("active") !== true || (reapedAt && now - reapedAt.toMillis() < REAP_EVERY_MS)) return undefined;
+    tx.update(jobRef, { reapedAt: Timestamp.fromMillis(now) });
+    return snap.data() as JobDocument;
+  });
+  if (!job) return;
+  const unfinished = await firestoreCall(() => jobRef.collection("chunks").where("finished", "==", false).get());
+  const open = new Set(unfinished.docs.map((snap) => Number(snap.id)));
   const round = Math.floor(now / CHUNK_LEASE_MS);
   const tasks: JobTask[] = [];
   for (const snap of unfinished.docs) {
     const chunk = snap.data() as ChunkDocument;
     const index = Number(snap.id);
     if (chunk.leaseUntil === undefined) {
-      // Never dispatched: lost, or waiting behind other jobs' chunks (then run twice, the second time
-      // doing nothing; at most once per lease, the round's length).
-      tasks.push({ target, jobId, chunk: index, round });
+      // Never dispatched. Due if it is a first one or its predecessor has finished: then it was lost
+      // (or waits behind other jobs' chunks, and runs twice, the second time doing nothing).
+      const previous = index - PRINT_JOB_LIMITS.chunksInFlight;
+      if (previous < 0 || !open.has(previous)) tasks.push({ target, jobId, chunk: index, round });
     } else if (chunk.leaseUntil.toMillis() < now) {
       const result = { files: [], failures: [] };
-      // Its packs, if any were written, are never read: they go with the job's folder (deleted when it finishes).
       failUnhandled(chunk.ids, result, "Not printed: the worker printing it stopped on the queue's last attempt.");
-      await finishChunk(snap.ref, result);
+      // Only if it is still unfinished with its lease run out as the transaction reads it (a retry may have just renewed it).
+      // Its packs, if any were written, are never read: they go with the job's folder (deleted when it finishes).
+      if (!(await finishChunk(snap.ref, result, (current) => (current.leaseUntil?.toMillis() ?? Infinity) < now))) continue;
       // The chunk that would have enqueued it never got there.
       const next = index + PRINT_JOB_LIMITS.chunksInFlight;
-      if (next < chunks) tasks.push({ target, jobId, chunk: next, round });
+      if (next < job.chunks) tasks.push({ target, jobId, chunk: next, round });
       logs.printJobChunkReaped(jobId, index);
     }
   }
