@@ -5,13 +5,23 @@
 // zlib, which this uses.
 
 import { deflateSync } from "node:zlib";
-import { PDFStream, type PDFContext, type PDFObject } from "pdf-lib";
+import { PDFRawStream, PDFStream, type PDFContext, type PDFObject, type PDFRef } from "pdf-lib";
 
 /**
  * Streams are compressed from this size on: below it a deflate call (about 25 µs whatever the size,
- * measured) costs more than the bytes it saves. pdf.ts streamOf and the cross-reference stream here.
+ * measured) costs more than the bytes it saves: streamOf and the cross-reference stream.
  */
 export const COMPRESS_FROM_BYTES = 1024;
+
+/**
+ * A stream's data and its filter. Streams under 1 KiB stay uncompressed: each deflate call costs
+ * about 25 µs whatever the size (measured), a document of many scripts has dozens of small ToUnicode
+ * maps and subsets, and compressing one saves a few hundred bytes.
+ */
+export function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}, level = 6): PDFRawStream {
+  if (bytes.length < COMPRESS_FROM_BYTES) return PDFRawStream.of(context.obj(dict), bytes);
+  return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level }));
+}
 
 /** Objects per object stream: large enough to compress well, small enough for readers to index. */
 const OBJECTS_PER_STREAM = 200;

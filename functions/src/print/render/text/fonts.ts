@@ -5,7 +5,7 @@
 //
 // Each file is read and parsed on first use and kept for the life of the process: a Latin-only
 // document never reads a CJK font. A parsed face holds no per-document state (each document
-// collects its own glyphs, see pdf.ts).
+// collects its own glyphs, see fontUse.ts).
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -33,7 +33,7 @@ export interface TextContext {
 
 /**
  * What the pieces of one paragraph share: its text, and one object per paragraph, so that what the
- * PDF stage finds in the text (pdf.ts: where its Greek words and its kana are) is found once per
+ * PDF stage finds in the text (language.ts: where its Greek words and its kana are) is found once per
  * paragraph rather than once per piece.
  */
 export interface PieceSource {

@@ -1,0 +1,178 @@
+// The fonts of one document: each face it uses, the glyphs it needs renumbered for a subset (CIDs)
+// and the text each stands for, embedded as a Type0 font with its subset and ToUnicode map.
+
+import { createHash } from "node:crypto";
+import { PDFRef, PDFString, type PDFContext } from "pdf-lib";
+import { hex4, utf16Hex } from "./content";
+import { streamOf } from "./file";
+import { documentLanguage, faceLanguage, type DocumentLanguage, type PieceLanguage } from "./language";
+import type { Face } from "./text/fonts";
+
+/** One face as used by one document: the glyphs it needs, renumbered for the subset, and their text. */
+export class FontUse {
+  readonly face: Face;
+  /** Resource name in the page's /Font dictionary, e.g. "F1". */
+  readonly resource: string;
+  /** gid -> its first CID and the text it stands for; `others` holds copies of the glyph for other texts */
+  private readonly byGid = new Map<number, { text: string; code: string; others?: Map<string, string> }>();
+  /** CID -> glyph id in the full font (CID 0 is .notdef) */
+  private readonly gids: number[] = [0];
+  /** CID -> the text the glyph stands for (ToUnicode); "" for the other glyphs of a cluster */
+  private readonly unicode: string[] = [""];
+
+  constructor(
+    face: Face,
+    resource: string,
+    /** What marks its runs in the document when the face alone decides it (faceLanguage); undefined: the text decides, or untagged. */
+    readonly language?: PieceLanguage,
+  ) {
+    this.face = face;
+    this.resource = resource;
+  }
+
+  /**
+   * The 2-byte CID (hex, Identity-H) of a glyph that stands for `text`. ToUnicode holds one text per
+   * code, so a glyph that stands for several texts (an Arabic letter form shared by letters that
+   * differ only in their dots, say) gets a code, and a copy in the subset, for each.
+   */
+  code(gid: number, text: string): string {
+    const entry = this.byGid.get(gid);
+    if (!entry) {
+      const code = this.newCode(gid, text);
+      this.byGid.set(gid, { text, code });
+      return code;
+    }
+    if (entry.text === text) return entry.code;
+    entry.others ??= new Map();
+    let code = entry.others.get(text);
+    if (code === undefined) {
+      code = this.newCode(gid, text);
+      entry.others.set(text, code);
+    }
+    return code;
+  }
+
+  private newCode(gid: number, text: string): string {
+    const cid = this.gids.length;
+    this.gids.push(gid);
+    this.unicode.push(text);
+    return hex4(cid);
+  }
+
+  get used(): boolean {
+    return this.gids.length > 1;
+  }
+
+  /** Writes the Type0 font, its CIDFontType2, descriptor, subset font file and ToUnicode map. */
+  embed(context: PDFContext, ref: PDFRef): void {
+    const { face } = this;
+    const source = face.source;
+    const metrics = source.metrics;
+    const scale = face.scale;
+    const fontFile = source.subset(this.gids);
+
+    // A subset tag of six capitals, derived from the glyphs it holds (same glyphs -> same tag).
+    const tagHash = createHash("md5").update(face.postscriptName).update(this.gids.join(",")).digest();
+    let tag = "";
+    for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (tagHash[i] % 26));
+    const baseFont = `${tag}+${face.postscriptName}`;
+
+    const widths = this.gids.map((gid) => face.advance(gid));
+
+    const fontFileRef = context.register(
+      streamOf(context, fontFile, { Length1: fontFile.length }),
+    );
+    const bbox = metrics.bbox;
+    const isBold = /bold/i.test(face.postscriptName);
+    const descriptorRef = context.register(
+      context.obj({
+        Type: "FontDescriptor",
+        FontName: baseFont,
+        Flags: 4 | (isBold ? 1 << 18 : 0), // symbolic (glyphs addressed by CID), force bold
+        FontBBox: [bbox.minX * scale, bbox.minY * scale, bbox.maxX * scale, bbox.maxY * scale].map(Math.round),
+        ItalicAngle: metrics.italicAngle,
+        Ascent: Math.round(metrics.ascent * scale),
+        Descent: Math.round(metrics.descent * scale),
+        CapHeight: Math.round(metrics.capHeight * scale),
+        StemV: isBold ? 140 : 80,
+        FontFile2: fontFileRef,
+      }),
+    );
+    const cidFontRef = context.register(
+      context.obj({
+        Type: "Font",
+        Subtype: "CIDFontType2",
+        BaseFont: baseFont,
+        CIDSystemInfo: { Registry: PDFString.of("Adobe"), Ordering: PDFString.of("Identity"), Supplement: 0 },
+        FontDescriptor: descriptorRef,
+        DW: 1000,
+        W: [0, widths],
+        CIDToGIDMap: "Identity",
+      }),
+    );
+    const toUnicodeRef = context.register(
+      streamOf(context, Buffer.from(this.toUnicodeCMap(), "latin1")),
+    );
+    context.assign(
+      ref,
+      context.obj({
+        Type: "Font",
+        Subtype: "Type0",
+        BaseFont: baseFont,
+        Encoding: "Identity-H",
+        DescendantFonts: [cidFontRef],
+        ToUnicode: toUnicodeRef,
+      }),
+    );
+  }
+
+  private toUnicodeCMap(): string {
+    const entries: string[] = [];
+    for (let cid = 1; cid < this.unicode.length; cid++) entries.push(`<${hex4(cid)}> <${utf16Hex(this.unicode[cid])}>`);
+    const blocks: string[] = [];
+    for (let i = 0; i < entries.length; i += 100) {
+      const chunk = entries.slice(i, i + 100);
+      blocks.push(`${chunk.length} beginbfchar\n${chunk.join("\n")}\nendbfchar`);
+    }
+    return [
+      "/CIDInit /ProcSet findresource begin",
+      "12 dict begin",
+      "begincmap",
+      "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+      "/CMapName /Adobe-Identity-UCS def",
+      "/CMapType 2 def",
+      "1 begincodespacerange",
+      "<0000> <FFFF>",
+      "endcodespacerange",
+      ...blocks,
+      "endcmap",
+      "CMapName currentdict /CMap defineresource pop",
+      "end",
+      "end",
+    ].join("\n");
+  }
+}
+
+/** The faces one document uses, each with its resource name (F1, F2, ... in order of first use). */
+export class DocumentFonts {
+  private readonly uses = new Map<Face, FontUse>();
+  /** The document's language (pieceLanguage); none: runs in other languages are not marked (untagged). */
+  readonly language: DocumentLanguage | undefined = undefined;
+
+  constructor(language?: string) {
+    if (language) this.language = documentLanguage(language);
+  }
+
+  use(face: Face): FontUse {
+    let use = this.uses.get(face);
+    if (!use) {
+      use = new FontUse(face, `F${this.uses.size + 1}`, this.language && faceLanguage(face.family, this.language));
+      this.uses.set(face, use);
+    }
+    return use;
+  }
+
+  get all(): FontUse[] {
+    return [...this.uses.values()];
+  }
+}
