@@ -5,10 +5,10 @@
 import type { DocumentFonts } from "./fontUse";
 import { pieceLanguage } from "./language";
 import type { Line } from "./text/paragraph";
-import type { Glyph } from "./text/shape";
 
 const HEX = "0123456789abcdef";
 export const hex4 = (n: number): string => HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
+const HEX_BYTES = Uint8Array.from(HEX, (c) => c.charCodeAt(0));
 
 /** UTF-16BE hex of a string (a PDF text string's bytes without the FEFF mark). */
 export function utf16Hex(text: string): string {
@@ -23,13 +23,144 @@ export function num(v: number): string {
   return Object.is(r, -0) ? "0" : String(r);
 }
 
-/** Opens a marked-content sequence (BDC) with the element's next MCID and `properties`; tagged /Span when `span`. */
-export type MarkOpener = (properties: string, span: boolean) => string;
+/** Whole numbers written digit by digit (below this; String() writes the rest, as it writes every number this writes). */
+const DIGITS_UP_TO = 1e15;
 
 /**
- * Text-showing operators for a line at the current text position (inside BT/ET): per piece a font,
- * then TJ arrays whose numbers move each glyph to where the shaper placed it (its width in /W is
- * the font's advance; kerning, marks and joins differ from it) and Ts for marks set above or below.
+ * A content stream as it is written: bytes into one growing buffer, numbers as digits without a
+ * string (a page's operators as strings were one per operator, joined and encoded at the end: a
+ * twentieth of a long render, and much of its garbage). Operators are written in entries, separated
+ * by line breaks (what the drawing stage calls an operator of the page: a line of text, a rule).
+ */
+export class ContentBytes {
+  bytes: Uint8Array;
+  length = 0;
+  /** Entries begun so far. */
+  entries = 0;
+
+  constructor(size = 4096) {
+    this.bytes = new Uint8Array(size);
+  }
+
+  /** Room for `n` more bytes (every writer below makes its own). */
+  room(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + n));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  /** Begins an entry: a line break after the one before. */
+  entry(): this {
+    if (this.entries++ > 0) this.byte(0x0a);
+    return this;
+  }
+
+  byte(b: number): this {
+    if (this.length === this.bytes.length) this.room(1);
+    this.bytes[this.length++] = b;
+    return this;
+  }
+
+  /** Text of Latin-1 characters (operators, names, hex strings). */
+  text(s: string): this {
+    this.room(s.length);
+    const bytes = this.bytes;
+    let at = this.length;
+    for (let i = 0; i < s.length; i++) bytes[at++] = s.charCodeAt(i);
+    this.length = at;
+    return this;
+  }
+
+  /** Bytes as they are. */
+  copy(b: Uint8Array): this {
+    this.room(b.length);
+    this.bytes.set(b, this.length);
+    this.length += b.length;
+    return this;
+  }
+
+  /** A whole number from 0 (an MCID). */
+  int(v: number): this {
+    return this.fixed(v, 1, 0);
+  }
+
+  /** A number with at most two decimals, as `num` writes it. */
+  num(v: number): this {
+    return this.fixed(Math.round(v * 100), 100, 2);
+  }
+
+  /** A number with at most one decimal, as String(Math.round(v * 10) / 10) writes it (TJ positions). */
+  tenths(v: number): this {
+    return this.fixed(Math.round(v * 10), 10, 1);
+  }
+
+  /** 4 hex digits (a CID). */
+  hex4(n: number): this {
+    this.room(4);
+    const b = this.bytes;
+    const at = this.length;
+    b[at] = HEX_BYTES[(n >> 12) & 15];
+    b[at + 1] = HEX_BYTES[(n >> 8) & 15];
+    b[at + 2] = HEX_BYTES[(n >> 4) & 15];
+    b[at + 3] = HEX_BYTES[n & 15];
+    this.length = at + 4;
+    return this;
+  }
+
+  /**
+   * `k / scale` (k whole, scale 1, 10 or 100) as String() writes it, trailing zeros and -0 dropped:
+   * below 10^13 a double holds k / scale closely enough that its shortest form is that decimal.
+   */
+  private fixed(k: number, scale: number, decimals: number): this {
+    if (!(k > -DIGITS_UP_TO && k < DIGITS_UP_TO)) {
+      const r = k / scale;
+      return this.text(Object.is(r, -0) ? "0" : String(r));
+    }
+    this.room(20);
+    const b = this.bytes;
+    let at = this.length;
+    if (k < 0) {
+      b[at++] = 0x2d;
+      k = -k;
+    }
+    const whole = Math.floor(k / scale);
+    let fraction = k - whole * scale;
+    // The whole part's digits, written backwards from where they end.
+    let digits = 1;
+    for (let w = whole; w >= 10; w = Math.floor(w / 10)) digits++;
+    for (let i = at + digits - 1, w = whole; i >= at; i--) {
+      const q = Math.floor(w / 10);
+      b[i] = 0x30 + w - q * 10;
+      w = q;
+    }
+    at += digits;
+    if (fraction > 0) {
+      b[at++] = 0x2e;
+      for (let d = decimals, unit = scale / 10; d > 0 && fraction > 0; d--, unit /= 10) {
+        const digit = Math.floor(fraction / unit);
+        b[at++] = 0x30 + digit;
+        fraction -= digit * unit;
+      }
+    }
+    this.length = at;
+    return this;
+  }
+
+  /** The bytes written (a view). */
+  get view(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** Opens a marked-content sequence (BDC) with the element's next MCID and `properties`; tagged /Span when `span`. */
+export type MarkOpener = (out: ContentBytes, properties: string, span: boolean) => void;
+
+/**
+ * Writes the text-showing operators of a line at the current text position (inside BT/ET): per
+ * piece a font, then TJ arrays whose numbers move each glyph to where the shaper placed it (its
+ * width in /W is the font's advance; kerning, marks and joins differ from it) and Ts for marks set
+ * above or below.
  *
  * Copying and searching give the logical text: a cluster's text goes with its one advancing glyph
  * through ToUnicode (marks stand for nothing), with a code of its own per text when one glyph
@@ -43,65 +174,79 @@ export type MarkOpener = (properties: string, span: boolean) => string;
  * another): a new one where the language changes (/Lang, pieceLanguage) and one per multi-glyph
  * cluster (/ActualText). Without it (artifacts, untagged output) a cluster's ActualText is a span.
  */
-export function lineOperators(fonts: DocumentFonts, line: Line, size: number, mark?: MarkOpener): string {
-  let out = "";
+export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Line, size: number, mark?: MarkOpener): void {
   // The properties the next operators need, and those of the sequence open (undefined: none open).
   let wanted = "";
   let open: string | undefined;
   const enter = (): void => {
     if (!mark || open === wanted) return;
-    if (open !== undefined) out += "EMC ";
+    if (open !== undefined) out.text("EMC ");
     // poppler reads ActualText on a Span only: such a sequence is a Span, its MCID the element's all the same.
-    out += `${mark(wanted, wanted.includes("/ActualText"))} `;
+    mark(out, wanted, wanted.includes("/ActualText"));
+    out.byte(0x20);
     open = wanted;
   };
   for (const piece of line.pieces) {
     const use = fonts.use(piece.face);
-    const glyphs = piece.glyphs;
+    const face = piece.face;
+    const { gids, advances, dx, dy, clusters, clusterEnds } = piece.glyphs;
+    const source = piece.source.text;
     const language = mark && fonts.language ? (use.language ?? pieceLanguage(piece, fonts.language)) : undefined;
     let languageProperty = language?.property ?? "";
     wanted = languageProperty;
-    out += `/${use.resource} ${num(size)} Tf `;
-    let array = "";
-    let hex = "";
+    out.byte(0x2f).text(use.resource).byte(0x20).num(size).text(" Tf ");
+    // A TJ array is open ("[" written, its sequence entered first), and a hex string in it ("<").
+    let array = false;
+    let hex = false;
     // Positions in thousandths of an em from the piece's start: the pen (advances so far) and the
     // text position after the last glyph shown (its drawn position plus its /W width).
     let pen = 0;
     let at = 0;
+    const openArray = (): void => {
+      if (array) return;
+      enter();
+      out.byte(0x5b);
+      array = true;
+    };
     const moveTo = (x: number): void => {
       const d = at - x; // a TJ number: positive moves left
       at = x;
       if (Math.abs(d) < 0.05) return;
-      if (hex) array += `<${hex}>`;
-      hex = "";
-      array += ` ${Math.round(d * 10) / 10} `;
+      openArray();
+      if (hex) out.byte(0x3e);
+      hex = false;
+      out.byte(0x20).tenths(d).byte(0x20);
     };
     const flush = (): void => {
-      if (hex) array += `<${hex}>`;
-      hex = "";
-      if (array) {
-        enter();
-        out += `[${array}] TJ `;
-      }
-      array = "";
+      if (hex) out.byte(0x3e);
+      hex = false;
+      if (array) out.text("] TJ ");
+      array = false;
     };
-    const show = (g: Glyph, x: number, text: string): void => {
-      moveTo(x + g.dx);
-      if (g.dy !== 0) {
+    /** Shows glyph g at x, standing for `text` (the cluster's, "" for none; undefined: source[from, to) as it is). */
+    const show = (g: number, x: number, text: string | undefined, from = 0, to = 0): void => {
+      moveTo(x + dx[g]);
+      const code = text === undefined ? use.codeOf(gids[g], source, from, to) : use.code(gids[g], text);
+      if (dy[g] !== 0) {
         flush();
         enter();
-        out += `${num((g.dy * size) / 1000)} Ts [<${use.code(g.gid, text)}>] TJ 0 Ts `;
+        out.num((dy[g] * size) / 1000).text(" Ts [<").hex4(code).text(">] TJ 0 Ts ");
       } else {
-        hex += use.code(g.gid, text);
+        if (!hex) {
+          openArray();
+          out.byte(0x3c);
+          hex = true;
+        }
+        out.hex4(code);
       }
-      at += g.face.advance(g.gid);
+      at += face.advance(gids[g]);
     };
-    for (let i = 0; i < glyphs.length; ) {
+    for (let i = piece.start; i < piece.end; ) {
       let j = i + 1;
-      while (j < glyphs.length && glyphs[j].cluster === glyphs[i].cluster) j++;
+      while (j < piece.end && clusters[j] === clusters[i]) j++;
       if (language?.words) {
         // A Greek or Cyrillic word in a Latin piece: a sequence of its own language.
-        const c = glyphs[i].cluster;
+        const c = clusters[i];
         const property = language.words.find((w) => c >= w.start && c < w.end)?.property ?? language.property;
         if (property !== languageProperty) {
           flush();
@@ -111,12 +256,13 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
       }
       // Extractors read a right-to-left glyph's text backwards with the rest of its line: a cluster of
       // several characters (a letter and its vowel mark) is stored reversed so that it reads forwards.
-      const logical = piece.source.text.slice(glyphs[i].cluster, glyphs[i].clusterEnd);
-      const text = piece.rtl && logical.length > 1 ? [...logical].reverse().join("") : logical;
+      const from = clusters[i];
+      const to = clusterEnds[i];
+      const reversed = piece.rtl && to - from > 1 ? [...source.slice(from, to)].reverse().join("") : undefined;
       let advancing = 0;
       let carrier = -1;
       for (let k = i; k < j; k++) {
-        if (glyphs[k].adv > 0) {
+        if (advances[k] > 0) {
           advancing++;
           if (carrier < 0) carrier = k;
         }
@@ -125,41 +271,42 @@ export function lineOperators(fonts: DocumentFonts, line: Line, size: number, ma
         // A glyph, or a base with marks (Arabic dots, Thai tone marks): the text goes with the base.
         if (carrier < 0) carrier = i;
         for (let k = i; k < j; k++) {
-          show(glyphs[k], pen, k === carrier ? text : "");
-          pen += glyphs[k].adv;
+          if (k === carrier) show(k, pen, reversed, from, to);
+          else show(k, pen, "");
+          pen += advances[k];
         }
       } else {
         // Several glyphs side by side, maybe reordered (Indic vowel signs and conjuncts): ActualText
         // gives the text in logical order.
-        moveTo(pen + glyphs[i].dx);
+        moveTo(pen + dx[i]);
         flush();
-        const actualText = `/ActualText <FEFF${utf16Hex(text)}>`;
+        const actualText = `/ActualText <FEFF${utf16Hex(reversed ?? source.slice(from, to))}>`;
         // A sequence of its own, even after an identical cluster (its ActualText would stand for both).
         const close = (): void => {
-          if (open !== undefined) out += "EMC ";
+          if (open !== undefined) out.text("EMC ");
           open = undefined;
         };
         if (mark) {
           close();
           wanted = `${languageProperty}${actualText}`;
-        } else out += `/Span <<${actualText}>> BDC `;
+        } else out.text("/Span <<").text(actualText).text(">> BDC ");
         // The cluster's text also goes with its first glyph (its other glyphs stand for nothing), for
         // readers of the structure, which ignore ActualText (poppler's), and PDF.js.
         for (let k = i; k < j; k++) {
-          show(glyphs[k], pen, k === i ? text : "");
-          pen += glyphs[k].adv;
+          if (k === i) show(k, pen, reversed, from, to);
+          else show(k, pen, "");
+          pen += advances[k];
         }
         flush();
         if (mark) {
           close();
           wanted = languageProperty;
-        } else out += "EMC ";
+        } else out.text("EMC ");
       }
       i = j;
     }
     moveTo(pen);
     flush();
   }
-  if (open !== undefined) out += "EMC ";
-  return out;
+  if (open !== undefined) out.text("EMC ");
 }

@@ -13,8 +13,9 @@ export class FontUse {
   readonly face: Face;
   /** Resource name in the page's /Font dictionary, e.g. "F1". */
   readonly resource: string;
-  /** gid -> its first CID and the text it stands for; `others` holds copies of the glyph for other texts */
-  private readonly byGid = new Map<number, { text: string; code: string; others?: Map<string, string> }>();
+  /** gid -> its first CID (whose text is unicode[cid]); `others`: gid -> its copies for other texts, by text */
+  private readonly firstCid = new Map<number, number>();
+  private others?: Map<number, Map<string, number>>;
   /** CID -> glyph id in the full font (CID 0 is .notdef) */
   private readonly gids: number[] = [0];
   /** CID -> the text the glyph stands for (ToUnicode); "" for the other glyphs of a cluster */
@@ -31,32 +32,50 @@ export class FontUse {
   }
 
   /**
-   * The 2-byte CID (hex, Identity-H) of a glyph that stands for `text`. ToUnicode holds one text per
+   * The CID (2 bytes, Identity-H) of a glyph that stands for `text`. ToUnicode holds one text per
    * code, so a glyph that stands for several texts (an Arabic letter form shared by letters that
    * differ only in their dots, say) gets a code, and a copy in the subset, for each.
    */
-  code(gid: number, text: string): string {
-    const entry = this.byGid.get(gid);
-    if (!entry) {
-      const code = this.newCode(gid, text);
-      this.byGid.set(gid, { text, code });
-      return code;
-    }
-    if (entry.text === text) return entry.code;
-    entry.others ??= new Map();
-    let code = entry.others.get(text);
-    if (code === undefined) {
-      code = this.newCode(gid, text);
-      entry.others.set(text, code);
-    }
-    return code;
+  code(gid: number, text: string): number {
+    const cid = this.firstCid.get(gid);
+    if (cid === undefined) return this.newCode(gid, text);
+    return this.unicode[cid] === text ? cid : this.otherCode(gid, text);
   }
 
-  private newCode(gid: number, text: string): string {
+  /** `code` of the text source[from, to), read without cutting it out (most glyphs are met again, with their text). */
+  codeOf(gid: number, source: string, from: number, to: number): number {
+    const cid = this.firstCid.get(gid);
+    if (cid !== undefined) {
+      const text = this.unicode[cid];
+      if (text.length === to - from) {
+        let same = true;
+        for (let i = 0; same && i < text.length; i++) same = text.charCodeAt(i) === source.charCodeAt(from + i);
+        if (same) return cid;
+      }
+    }
+    return this.code(gid, source.slice(from, to));
+  }
+
+  private otherCode(gid: number, text: string): number {
+    this.others ??= new Map();
+    let copies = this.others.get(gid);
+    if (!copies) this.others.set(gid, (copies = new Map()));
+    let cid = copies.get(text);
+    if (cid === undefined) {
+      cid = this.gids.length;
+      this.gids.push(gid);
+      this.unicode.push(text);
+      copies.set(text, cid);
+    }
+    return cid;
+  }
+
+  private newCode(gid: number, text: string): number {
     const cid = this.gids.length;
     this.gids.push(gid);
     this.unicode.push(text);
-    return hex4(cid);
+    this.firstCid.set(gid, cid);
+    return cid;
   }
 
   get used(): boolean {

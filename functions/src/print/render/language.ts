@@ -149,11 +149,11 @@ export function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLa
   // Most pieces: Latin letters in a paragraph without a Greek or Cyrillic one (the text stage knows it of most).
   if (piece.face.family === "latin" && !piece.source.greekOrCyrillic) return document.latin;
   // The piece's text: its clusters' range.
-  const glyphs = piece.glyphs;
-  const first = glyphs[0];
-  const last = glyphs[glyphs.length - 1];
-  const from = Math.min(first.cluster, last.cluster);
-  const to = first.cluster <= last.cluster ? last.clusterEnd : first.clusterEnd;
+  const { clusters, clusterEnds } = piece.glyphs;
+  const first = piece.start;
+  const last = piece.end - 1;
+  const from = Math.min(clusters[first], clusters[last]);
+  const to = clusters[first] <= clusters[last] ? clusterEnds[last] : clusterEnds[first];
   const own = FAMILY_LANGUAGE[piece.face.family];
   if (own) {
     const letters = kanaOrHangul(piece.source);

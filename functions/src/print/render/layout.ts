@@ -57,8 +57,8 @@ export class Layout {
     /** Right-to-left document: every box is mirrored (labels on the right, tables right to left). */
     readonly mirror: boolean,
     private readonly limits: { pages: number; lines: number },
-    /** Draws the running header of a page after the first (its operators). */
-    private readonly runningHeader: () => string,
+    /** The running header of a page after the first (its operators). */
+    private readonly runningHeader: () => Uint8Array,
   ) {
     this.y = style.page.firstTop;
   }

@@ -127,13 +127,13 @@ function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): Buffer 
 }
 
 /**
- * Builds the file: one page per content string (all `width` x `height`), sharing one resource
+ * Builds the file: one page per content stream (all `width` x `height`), sharing one resource
  * dictionary with the given fonts.
  */
 export async function assemblePdf(
   width: number,
   height: number,
-  pageContents: readonly string[],
+  pageContents: readonly Uint8Array[],
   fonts: readonly FontUse[],
   metadata: PdfMetadata,
   images?: DocumentImages,
@@ -158,7 +158,7 @@ export async function assemblePdf(
   pageContents.forEach((content, i) => {
     const page = doc.addPage([width, height]);
     pageRefs.push(page.ref);
-    const stream = streamOf(context, Buffer.from(content, "latin1"), {}, CONTENT_LEVEL);
+    const stream = streamOf(context, content, {}, CONTENT_LEVEL);
     // The page as stored: deflated, about a fifth of the bytes to hash, and as telling.
     idHash.update(stream.getContents());
     const contentRef = context.register(stream);

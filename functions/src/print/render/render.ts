@@ -9,7 +9,7 @@
 // the page count is known); pages after the first carry a running header with the title.
 
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, EMPTY_MARKER, formatterFor, genericText, supportedLocale, supportedTimeZone, type Formatter } from "./format";
-import { num as n } from "./content";
+import { ContentBytes } from "./content";
 import { Pages, showLine } from "./draw";
 import { DocumentFonts } from "./fontUse";
 import { layoutDocument } from "./blocks";
@@ -38,15 +38,15 @@ function instanceText(instance: unknown, fmt: Formatter): string {
 /** Marked-content brackets of pagination artifacts (running header, footer), when tagged. */
 const PAGINATION = ["/Artifact <</Type /Pagination>> BDC ", " EMC"] as const;
 
-/** The running header of pages after the first: the title on one line, and a rule. */
-function runningHeader(style: DocumentStyle, docText: DocumentText, pages: Pages, title: string): string {
+/** The running header of pages after the first: the title on one line, and a rule (its operators). */
+function runningHeader(style: DocumentStyle, docText: DocumentText, pages: Pages, title: string): Uint8Array {
   const { page, text } = style;
   const [open, close] = pages.structure.tagged ? PAGINATION : ["", ""];
   const line = docText.fit(title, false, (page.contentWidth * 1000) / text.small.size);
-  return (
-    `${open}${showLine(pages.fonts, text.small, page.marginX, page.contentWidth, page.runningHeaderBaseline, line, docText.settings.rtl || line.rtl)}\n` +
-    `${style.colors.rule} RG ${n(style.hairline)} w ${n(page.marginX)} ${n(page.runningHeaderRule)} m ${n(page.marginX + page.contentWidth)} ${n(page.runningHeaderRule)} l S${close}`
-  );
+  const out = new ContentBytes(1024).text(open);
+  showLine(out, pages.fonts, text.small, page.marginX, page.contentWidth, page.runningHeaderBaseline, line, docText.settings.rtl || line.rtl);
+  out.byte(0x0a).text(style.colors.rule).text(" RG ").num(style.hairline).text(" w ").num(page.marginX).byte(0x20).num(page.runningHeaderRule);
+  return out.text(" m ").num(page.marginX + page.contentWidth).byte(0x20).num(page.runningHeaderRule).text(" l S").text(close).view;
 }
 
 /** Each page's footer: a rule, the instance id and generation time, "Page X of Y" at the line's end, the target's own line under them. */
@@ -61,18 +61,17 @@ function footers(layout: Layout, footer: string, footerText: string): void {
     const labelWidth = (pageLabel.width * text.small.size) / 1000;
     const footerWidth = page.contentWidth - labelWidth - page.footerGap;
     const footerLine = docText.fit(footer, false, (footerWidth * 1000) / text.small.size);
-    pages.append(
-      i,
-      open,
-      `${style.colors.rule} RG ${n(style.hairline)} w ${n(page.marginX)} ${n(page.footerRule)} m ${n(page.marginX + page.contentWidth)} ${n(page.footerRule)} l S`,
-      showLine(pages.fonts, text.small, layout.left(page.marginX, footerWidth), footerWidth, page.footerBaseline, footerLine, layout.mirror),
-      showLine(pages.fonts, text.small, layout.left(page.marginX + page.contentWidth - labelWidth, labelWidth), labelWidth, page.footerBaseline, pageLabel, !layout.mirror),
-    );
+    const out = pages.contentOfPage(i);
+    out.entry().text(open);
+    out.entry().text(style.colors.rule).text(" RG ").num(style.hairline).text(" w ").num(page.marginX).byte(0x20).num(page.footerRule);
+    out.text(" m ").num(page.marginX + page.contentWidth).byte(0x20).num(page.footerRule).text(" l S");
+    showLine(out.entry(), pages.fonts, text.small, layout.left(page.marginX, footerWidth), footerWidth, page.footerBaseline, footerLine, layout.mirror);
+    showLine(out.entry(), pages.fonts, text.small, layout.left(page.marginX + page.contentWidth - labelWidth, labelWidth), labelWidth, page.footerBaseline, pageLabel, !layout.mirror);
     if (footerText) {
       const line = docText.fit(footerText, false, (page.contentWidth * 1000) / text.small.size);
-      pages.append(i, showLine(pages.fonts, text.small, page.marginX, page.contentWidth, page.footerTextBaseline, line, layout.mirror || line.rtl));
+      showLine(out.entry(), pages.fonts, text.small, page.marginX, page.contentWidth, page.footerTextBaseline, line, layout.mirror || line.rtl);
     }
-    pages.append(i, close);
+    out.entry().text(close);
   }
 }
 
@@ -94,7 +93,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
   const fonts = new DocumentFonts(options.tagged === false ? undefined : docText.settings.language);
   const pages = new Pages(fonts, new DocumentImages(), new Structure(options.tagged !== false));
-  let header: string | undefined;
+  let header: Uint8Array | undefined;
   const layout = new Layout(style, docText, fmt, pages, docText.settings.rtl, { pages: options.maxPages ?? Infinity, lines: options.maxLines ?? Infinity }, () => (header ??= runningHeader(style, docText, pages, title)));
   const logo = options.logo && options.logo.width > 0 && options.logo.height > 0 ? options.logo : undefined;
   layoutDocument(layout, model, logo);
@@ -104,7 +103,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const bytes = await assemblePdf(
     style.page.width,
     style.page.height,
-    pages.pages.map((_, i) => pages.contentOf(i)),
+    pages.pages.map((_, i) => pages.streamOf(i)),
     fonts.all,
     { title, subject: `${objectTypeName} \u2014 ${targetName}`, keywords: [instanceId], date: generatedAt, language: docText.settings.language },
     pages.images,

@@ -2,12 +2,13 @@
 // the steps). One `DocumentText` per document holds what its strings share: language, direction, the Han
 // forms, and the count of characters no font has.
 
-import { loadShaper, NEEDS_SHAPING } from "./shape";
+import { GlyphStore, loadShaper, NEEDS_SHAPING } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
 import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
+export type { GlyphStore } from "./shape";
 export type { Paragraph } from "./paragraph";
 export { loadedFamilies } from "./fonts";
 
@@ -73,7 +74,7 @@ export async function documentText(allText: string, locale?: string, maxRuns = I
   // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
   const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
   if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
-  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns });
+  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: new GlyphStore() });
 }
 
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
