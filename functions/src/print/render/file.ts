@@ -19,8 +19,22 @@ export const COMPRESS_FROM_BYTES = 1024;
  * maps and subsets, and compressing one saves a few hundred bytes.
  */
 export function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}, level = 6): PDFRawStream {
-  if (bytes.length < COMPRESS_FROM_BYTES) return PDFRawStream.of(context.obj(dict), bytes);
-  return PDFRawStream.of(context.obj({ ...dict, Filter: "FlateDecode" }), deflateSync(bytes, { level }));
+  return rawStream(context, streamData(bytes, level), dict);
+}
+
+/** A stream's data as it goes into the file: deflated at `level` from COMPRESS_FROM_BYTES on (see streamOf). */
+export interface StreamData {
+  data: Uint8Array;
+  deflated: boolean;
+}
+
+export function streamData(bytes: Uint8Array, level = 6): StreamData {
+  return bytes.length < COMPRESS_FROM_BYTES ? { data: bytes, deflated: false } : { data: deflateSync(bytes, { level }), deflated: true };
+}
+
+/** The stream object of prepared data (streamOf's second half, for data kept across documents). */
+export function rawStream(context: PDFContext, { data, deflated }: StreamData, dict: Record<string, number | string | PDFRef> = {}): PDFRawStream {
+  return PDFRawStream.of(context.obj(deflated ? { ...dict, Filter: "FlateDecode" } : dict), data);
 }
 
 /** Objects per object stream: large enough to compress well, small enough for readers to index. */

@@ -4,9 +4,39 @@
 import { createHash } from "node:crypto";
 import { PDFRef, PDFString, type PDFContext } from "pdf-lib";
 import { hex4, utf16Hex } from "./content";
-import { streamOf } from "./file";
+import { rawStream, streamData, type StreamData } from "./file";
 import { documentLanguage, faceLanguage, type DocumentLanguage, type PieceLanguage } from "./language";
 import type { Face } from "./text/fonts";
+
+/** A subset as it goes into the file: its tag, its font program (and that program's length) and ToUnicode map, deflated. */
+interface Subset {
+  tag: string;
+  fontFile: StreamData;
+  length1: number;
+  toUnicode: StreamData;
+}
+
+/**
+ * Subsets made lately, per face, by glyphs and texts: documents of one kind print their labels and
+ * headings in the same bold glyphs, and a batch of them would cut and deflate the same subset again
+ * for each (about a third of a one-page render). Bounded by the bytes they hold.
+ */
+const SUBSETS = new Map<string, Subset>();
+const SUBSET_CACHE_BYTES = 16 * 1024 * 1024;
+let subsetBytes = 0;
+
+const sizeOf = (key: string, s: Subset): number => key.length + s.fontFile.data.length + s.toUnicode.data.length;
+
+/** A subset made, kept while the cache holds it: the least recently used go first. */
+function keepSubset(key: string, subset: Subset): void {
+  SUBSETS.set(key, subset);
+  subsetBytes += sizeOf(key, subset);
+  for (const [k, s] of SUBSETS) {
+    if (subsetBytes <= SUBSET_CACHE_BYTES) return;
+    SUBSETS.delete(k);
+    subsetBytes -= sizeOf(k, s);
+  }
+}
 
 /** One face as used by one document: the glyphs it needs, renumbered for the subset, and their text. */
 export class FontUse {
@@ -82,25 +112,40 @@ export class FontUse {
     return this.gids.length > 1;
   }
 
+  /** The subset's tag and streams: made once per face and set of glyphs and texts while they recur (subsetStreams). */
+  private subset(): Subset {
+    const { face, gids, unicode } = this;
+    const glyphs = gids.join(",");
+    // Faces are one per family and weight; texts hold no U+0000 (the text stage replaced it).
+    const key = `${face.family}:${face.bold ? 1 : 0}\u0000${glyphs}\u0000${unicode.join("\u0000")}`;
+    let subset = SUBSETS.get(key);
+    if (subset) {
+      // Most recently used last.
+      SUBSETS.delete(key);
+      SUBSETS.set(key, subset);
+      return subset;
+    }
+    const fontFile = face.source.subset(gids);
+    // A subset tag of six capitals, derived from the glyphs it holds (same glyphs -> same tag).
+    const tagHash = createHash("md5").update(face.postscriptName).update(glyphs).digest();
+    let tag = "";
+    for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (tagHash[i] % 26));
+    subset = { tag, fontFile: streamData(fontFile), length1: fontFile.length, toUnicode: streamData(Buffer.from(this.toUnicodeCMap(), "latin1")) };
+    keepSubset(key, subset);
+    return subset;
+  }
+
   /** Writes the Type0 font, its CIDFontType2, descriptor, subset font file and ToUnicode map. */
   embed(context: PDFContext, ref: PDFRef): void {
     const { face } = this;
-    const source = face.source;
-    const metrics = source.metrics;
+    const metrics = face.source.metrics;
     const scale = face.scale;
-    const fontFile = source.subset(this.gids);
-
-    // A subset tag of six capitals, derived from the glyphs it holds (same glyphs -> same tag).
-    const tagHash = createHash("md5").update(face.postscriptName).update(this.gids.join(",")).digest();
-    let tag = "";
-    for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (tagHash[i] % 26));
-    const baseFont = `${tag}+${face.postscriptName}`;
+    const subset = this.subset();
+    const baseFont = `${subset.tag}+${face.postscriptName}`;
 
     const widths = this.gids.map((gid) => face.advance(gid));
 
-    const fontFileRef = context.register(
-      streamOf(context, fontFile, { Length1: fontFile.length }),
-    );
+    const fontFileRef = context.register(rawStream(context, subset.fontFile, { Length1: subset.length1 }));
     const bbox = metrics.bbox;
     const isBold = /bold/i.test(face.postscriptName);
     const descriptorRef = context.register(
@@ -129,9 +174,7 @@ export class FontUse {
         CIDToGIDMap: "Identity",
       }),
     );
-    const toUnicodeRef = context.register(
-      streamOf(context, Buffer.from(this.toUnicodeCMap(), "latin1")),
-    );
+    const toUnicodeRef = context.register(rawStream(context, subset.toUnicode));
     context.assign(
       ref,
       context.obj({

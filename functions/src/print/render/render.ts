@@ -99,6 +99,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   layoutDocument(layout, model, logo);
   // Footers, now that the page count is known.
   footers(layout, fmt.words.footer(instanceId, fmt.timestamp(generatedAt)), footerText);
+  docText.release();
 
   const bytes = await assemblePdf(
     style.page.width,

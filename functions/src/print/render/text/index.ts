@@ -2,7 +2,7 @@
 // the steps). One `DocumentText` per document holds what its strings share: language, direction, the Han
 // forms, and the count of characters no font has.
 
-import { GlyphStore, loadShaper, NEEDS_SHAPING } from "./shape";
+import { glyphStore, loadShaper, NEEDS_SHAPING, releaseGlyphStore } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
 import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
@@ -74,7 +74,7 @@ export async function documentText(allText: string, locale?: string, maxRuns = I
   // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
   const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
   if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
-  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: new GlyphStore() });
+  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
 }
 
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
@@ -84,7 +84,8 @@ export function splitLines(text: string): string[] {
 
 export class DocumentText {
   private readonly ctx: TextContext;
-  private readonly cache = new Map<string, Paragraph>();
+  /** Short paragraphs, regular and bold, by text. */
+  private readonly cache = [new Map<string, Paragraph>(), new Map<string, Paragraph>()];
 
   constructor(ctx: TextContext) {
     this.ctx = ctx;
@@ -107,13 +108,18 @@ export class DocumentText {
   /** One paragraph, shaped (short strings are cached: labels, markers and footers repeat). */
   paragraph(text: string, bold: boolean): Paragraph {
     if (text.length > 64) return new Paragraph(text, bold, this.ctx);
-    const key = `${bold ? 1 : 0}${text}`;
-    let p = this.cache.get(key);
+    const cache = this.cache[bold ? 1 : 0];
+    let p = cache.get(text);
     if (!p) {
       p = new Paragraph(text, bold, this.ctx);
-      this.cache.set(key, p);
+      cache.set(text, p);
     }
     return p;
+  }
+
+  /** Done with the text: its glyphs may be written over by another document's (nothing reads its lines again). */
+  release(): void {
+    releaseGlyphStore(this.ctx.glyphs);
   }
 
   /** Each line of the text as a shaped paragraph. */
