@@ -1,11 +1,9 @@
-// The PDF file from pdf-lib's object model, written here rather than by pdf-lib's writers: objects
-// that are not streams (structure elements above all: one per table cell) go into object streams,
-// indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's own
-// stream writer does the same but deflates in JavaScript (pako), several times slower than Node's
-// zlib, which this uses.
+// The PDF file: objects that are not streams (structure elements above all: one per table cell) go
+// into object streams, indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and
+// PDF/UA-1); streams (content, fonts, pictures) go in as they are. Deflated by Node's zlib.
 
 import { deflateSync } from "node:zlib";
-import { PDFRawStream, PDFStream, type PDFContext, type PDFObject, type PDFRef } from "pdf-lib";
+import { Ref, serialize, Stream, streamDict, type Dict, type PdfObjects, type Value } from "./objects";
 
 /**
  * Streams are compressed from this size on: below it a deflate call (about 25 µs whatever the size,
@@ -18,8 +16,8 @@ export const COMPRESS_FROM_BYTES = 1024;
  * about 25 µs whatever the size (measured), a document of many scripts has dozens of small ToUnicode
  * maps and subsets, and compressing one saves a few hundred bytes.
  */
-export function streamOf(context: PDFContext, bytes: Uint8Array, dict: Record<string, number | string | PDFRef> = {}, level = 6): PDFRawStream {
-  return rawStream(context, streamData(bytes, level), dict);
+export function streamOf(bytes: Uint8Array, dict: Dict = {}, level = 6): Stream {
+  return rawStream(streamData(bytes, level), dict);
 }
 
 /** A stream's data as it goes into the file: deflated at `level` from COMPRESS_FROM_BYTES on (see streamOf). */
@@ -32,9 +30,9 @@ export function streamData(bytes: Uint8Array, level = 6): StreamData {
   return bytes.length < COMPRESS_FROM_BYTES ? { data: bytes, deflated: false } : { data: deflateSync(bytes, { level }), deflated: true };
 }
 
-/** The stream object of prepared data (streamOf's second half, for data kept across documents). */
-export function rawStream(context: PDFContext, { data, deflated }: StreamData, dict: Record<string, number | string | PDFRef> = {}): PDFRawStream {
-  return PDFRawStream.of(context.obj(deflated ? { ...dict, Filter: "FlateDecode" } : dict), data);
+/** The stream of prepared data (streamOf's second half, for data kept across documents). */
+export function rawStream({ data, deflated }: StreamData, dict: Dict = {}): Stream {
+  return new Stream(deflated ? { ...dict, Filter: "FlateDecode" } : dict, data);
 }
 
 /** Objects per object stream: large enough to compress well, small enough for readers to index. */
@@ -46,7 +44,7 @@ const OBJECT_STREAM_LEVEL = 1;
  * more. Deflating a page's 5 KB of structure elements took 40-80 µs inside a render (measured: a
  * deflate call meets cold caches there, three times its time in a loop), a twentieth of the page's
  * render, to save 4 KB; a long document's structure (hundreds of KB for a table of thousands of
- * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. pdf-lib's
+ * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. The other
  * objects (page tree, font dictionaries with their widths) are compressed from COMPRESS_FROM_BYTES.
  */
 export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
@@ -156,13 +154,10 @@ export class PackedObjects {
     return this;
   }
 
-  /** A pdf-lib object, serialized by pdf-lib. */
-  object(number: number, object: PDFObject): this {
-    const size = object.sizeInBytes();
-    this.begin(number, size);
-    object.copyBytesInto(this.buffer, this.length);
-    this.length += size;
-    return this.end();
+  /** An object given as a value (objects.ts). */
+  object(number: number, value: Value): this {
+    const text = serialize(value);
+    return this.begin(number, text.length).text(text).end();
   }
 
   /** Bytes [start, end) of the objects (a view: valid until the next object). */
@@ -183,23 +178,29 @@ export class PackedObjects {
 const STREAM = Buffer.from("\nstream\n", "latin1");
 const END_STREAM = Buffer.from("\nendstream\nendobj\n", "latin1");
 
+/** The trailer's references: the catalog, the document information, and the file identifier (hex, written twice). */
+export interface Trailer {
+  root: Ref;
+  info?: Ref;
+  id?: string;
+}
+
 /**
- * Serializes every indirect object of `context` (streams as they are, the others into object
- * streams after the `packed` ones: the structure tree, objects not registered with pdf-lib), with
- * the trailer's Root, Info and ID.
+ * Serializes every object of `objects` (streams as they are, the others into object streams after
+ * the `packed` ones: the structure tree, objects numbered in `objects` but written there).
  */
-export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
+export function writePdfFile(objects: PdfObjects, trailer: Trailer, packed = new PackedObjects()): Uint8Array {
   const chunks: Uint8Array[] = [Buffer.from("%PDF-1.7\n%\x81\x81\x81\x81\n", "latin1")];
   let offset = chunks[0].length;
   const write = (bytes: Uint8Array): void => {
     chunks.push(bytes);
     offset += bytes.length;
   };
-  const objects = context.enumerateIndirectObjects();
+  const all = objects.entries();
   const structureObjects = packed.count;
   // Per object number, its cross-reference entry: type (1: at an offset; 2: in an object stream), field 2, field 3.
   // Sized up front for every number: the object streams' (of the packed objects, then of the others) and the cross-reference stream's come last.
-  const size = context.largestObjectNumber + 3 + Math.ceil((packed.count + objects.length) / OBJECTS_PER_STREAM);
+  const size = objects.largestNumber + 3 + Math.ceil((packed.count + all.length) / OBJECTS_PER_STREAM);
   const types = new Uint8Array(size);
   const fields2 = new Uint32Array(size);
   const fields3 = new Uint16Array(size);
@@ -212,23 +213,18 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
     fields3[number] = field3;
   };
 
-  for (const [ref, object] of objects) {
-    if (object instanceof PDFStream) {
-      entry(ref.objectNumber, 1, offset, 0);
-      // The data as it is (pdf-lib's copyBytesInto copies it a byte at a time).
-      object.updateDict();
-      const dict = Buffer.allocUnsafe(object.dict.sizeInBytes());
-      object.dict.copyBytesInto(dict, 0);
-      write(Buffer.from(`${ref.objectNumber} 0 obj\n`, "latin1"));
-      write(dict);
+  for (const [number, object] of all) {
+    if (object instanceof Stream) {
+      entry(number, 1, offset, 0);
+      write(Buffer.from(`${number} 0 obj\n${streamDict(object)}`, "latin1"));
       write(STREAM);
-      write(object.getContents());
+      write(object.data);
       write(END_STREAM);
     } else {
-      packed.object(ref.objectNumber, object);
+      packed.object(number, object);
     }
   }
-  let next = context.largestObjectNumber + 1;
+  let next = objects.largestNumber + 1;
   /** Objects [from, to) of `packed` into object streams, compressed when they take `compressFrom` bytes or more. */
   const objectStreams = (from: number, to: number, compressFrom: number): void => {
     const bytes = to > from ? packed.ends[to - 1] - (from > 0 ? packed.ends[from - 1] : 0) : 0;
@@ -280,10 +276,10 @@ export function writePdfFile(context: PDFContext, packed = new PackedObjects()):
   }
   const compress = table.length >= COMPRESS_FROM_BYTES;
   const data = compress ? deflateSync(table) : table;
-  const { Root, Info, ID } = context.trailerInfo;
-  const trailer = `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${ID.toString()}` : ""}`;
+  const id = trailer.id === undefined ? "" : `/ID [ <${trailer.id}> <${trailer.id}> ]`;
+  const keys = `/Root ${trailer.root.number} 0 R${trailer.info ? `/Info ${trailer.info.number} 0 R` : ""}${id}`;
   const start = offset;
-  write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${trailer}${compress ? "/Filter/FlateDecode" : ""}/Length ${data.length}>>\nstream\n`, "latin1"));
+  write(Buffer.from(`${xrefNumber} 0 obj\n<</Type/XRef/Size ${next}/W [1 4 2]${keys}${compress ? "/Filter/FlateDecode" : ""}/Length ${data.length}>>\nstream\n`, "latin1"));
   write(data);
   write(Buffer.from(`\nendstream\nendobj\nstartxref\n${start}\n%%EOF\n`, "latin1"));
   return Buffer.concat(chunks);

@@ -2,9 +2,9 @@
 // and the text each stands for, embedded as a Type0 font with its subset and ToUnicode map.
 
 import { createHash } from "node:crypto";
-import { PDFRef, PDFString, type PDFContext } from "pdf-lib";
 import { hex4, utf16Hex } from "./content";
 import { rawStream, streamData, type StreamData } from "./file";
+import { Literal, type PdfObjects, type Ref } from "./objects";
 import { documentLanguage, faceLanguage, type DocumentLanguage, type PieceLanguage } from "./language";
 import type { Face } from "./text/fonts";
 
@@ -136,7 +136,7 @@ export class FontUse {
   }
 
   /** Writes the Type0 font, its CIDFontType2, descriptor, subset font file and ToUnicode map. */
-  embed(context: PDFContext, ref: PDFRef): void {
+  embed(objects: PdfObjects, ref: Ref): void {
     const { face } = this;
     const metrics = face.source.metrics;
     const scale = face.scale;
@@ -145,11 +145,10 @@ export class FontUse {
 
     const widths = this.gids.map((gid) => face.advance(gid));
 
-    const fontFileRef = context.register(rawStream(context, subset.fontFile, { Length1: subset.length1 }));
+    const fontFileRef = objects.add(rawStream(subset.fontFile, { Length1: subset.length1 }));
     const bbox = metrics.bbox;
     const isBold = /bold/i.test(face.postscriptName);
-    const descriptorRef = context.register(
-      context.obj({
+    const descriptorRef = objects.add({
         Type: "FontDescriptor",
         FontName: baseFont,
         Flags: 4 | (isBold ? 1 << 18 : 0), // symbolic (glyphs addressed by CID), force bold
@@ -160,32 +159,26 @@ export class FontUse {
         CapHeight: Math.round(metrics.capHeight * scale),
         StemV: isBold ? 140 : 80,
         FontFile2: fontFileRef,
-      }),
-    );
-    const cidFontRef = context.register(
-      context.obj({
+    });
+    const cidFontRef = objects.add({
         Type: "Font",
         Subtype: "CIDFontType2",
         BaseFont: baseFont,
-        CIDSystemInfo: { Registry: PDFString.of("Adobe"), Ordering: PDFString.of("Identity"), Supplement: 0 },
+        CIDSystemInfo: { Registry: new Literal("Adobe"), Ordering: new Literal("Identity"), Supplement: 0 },
         FontDescriptor: descriptorRef,
         DW: 1000,
         W: [0, widths],
         CIDToGIDMap: "Identity",
-      }),
-    );
-    const toUnicodeRef = context.register(rawStream(context, subset.toUnicode));
-    context.assign(
-      ref,
-      context.obj({
+    });
+    const toUnicodeRef = objects.add(rawStream(subset.toUnicode));
+    objects.set(ref, {
         Type: "Font",
         Subtype: "Type0",
         BaseFont: baseFont,
         Encoding: "Identity-H",
         DescendantFonts: [cidFontRef],
         ToUnicode: toUnicodeRef,
-      }),
-    );
+    });
   }
 
   private toUnicodeCMap(): string {

@@ -1,19 +1,19 @@
-// PDF assembly on pdf-lib's object model: pages whose content streams the drawing stage wrote, the
-// subset fonts they use (fontUse.ts), embedded rather than through pdf-lib's embedFont and fontkit
-// (see ttf.ts for why), pictures, the structure tree (structureTree.ts) and the metadata.
+// PDF assembly: pages whose content streams the drawing stage wrote, the subset fonts they use
+// (fontUse.ts), pictures, the structure tree (structureTree.ts) and the metadata, as the file's objects
+// (objects.ts), numbered in the order pdf-lib numbered them when it built these files.
 //
 // Everything is deterministic: object order follows the layout, subset tags and the file ID are
-// hashes of the content, dates come from the caller, and pdf-lib writes nothing time- or random-based
-// when created with updateMetadata: false (its random-suffix generator is seeded and unused here).
+// hashes of the content, and dates come from the caller.
 
 import { createHash } from "node:crypto";
-import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFContext } from "pdf-lib";
 import { PackedObjects, streamOf, writePdfFile } from "./file";
 import type { FontUse } from "./fontUse";
+import { Hex, Literal, PdfObjects, Ref, Stream, type Value } from "./objects";
 import { writeStructure } from "./structureTree";
 import type { Structure } from "./tags";
 import type { PreparedImage } from "./types";
 
+/** Kept as it was while pdf-lib built the file: it is in every PDF's metadata, and its bytes are pinned. */
 export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
 
 /**
@@ -39,19 +39,19 @@ export class DocumentImages {
   }
 
   /** Writes every picture as an image XObject (a JPEG as it is; pixels compressed, alpha as a soft mask). */
-  embed(context: PDFContext): Record<string, PDFRef> {
-    const refs: Record<string, PDFRef> = {};
+  embed(objects: PdfObjects): Record<string, Ref> {
+    const refs: Record<string, Ref> = {};
     for (const [image, name] of this.uses) {
       const colorSpace = image.channels === 3 ? "DeviceRGB" : "DeviceGray";
       const dict = { Type: "XObject", Subtype: "Image", Width: image.width, Height: image.height, ColorSpace: colorSpace, BitsPerComponent: 8 };
       if (image.format === "jpeg") {
-        refs[name] = context.register(PDFRawStream.of(context.obj({ ...dict, Filter: "DCTDecode" }), image.bytes));
+        refs[name] = objects.add(new Stream({ ...dict, Filter: "DCTDecode" }, image.bytes));
         continue;
       }
       const mask = image.alpha
-        ? context.register(streamOf(context, image.alpha, { Type: "XObject", Subtype: "Image", Width: image.width, Height: image.height, ColorSpace: "DeviceGray", BitsPerComponent: 8 }))
+        ? objects.add(streamOf(image.alpha, { Type: "XObject", Subtype: "Image", Width: image.width, Height: image.height, ColorSpace: "DeviceGray", BitsPerComponent: 8 }))
         : undefined;
-      refs[name] = context.register(streamOf(context, image.pixels, { ...dict, ...(mask && { SMask: mask }) }));
+      refs[name] = objects.add(streamOf(image.pixels, { ...dict, SMask: mask }));
     }
     return refs;
   }
@@ -69,16 +69,6 @@ export interface PdfMetadata {
   /** BCP 47 language of the document (/Lang). */
   language: string;
 }
-
-/** Names the tagged catalog and pages use, made once (pdf-lib decodes a name on every PDFName.of). */
-const NAMES = {
-  StructParents: PDFName.of("StructParents"),
-  Tabs: PDFName.of("Tabs"),
-  S: PDFName.of("S"),
-  StructTreeRoot: PDFName.of("StructTreeRoot"),
-  MarkInfo: PDFName.of("MarkInfo"),
-  Metadata: PDFName.of("Metadata"),
-};
 
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const xml = (s: string): string => (/[&<>"]/.test(s) ? s.replace(/[&<>"]/g, (c) => XML_ESCAPES[c]) : s);
@@ -126,11 +116,17 @@ function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): Buffer 
   return Buffer.concat([XPACKET_BEGIN, Buffer.from(packet, "utf8")]);
 }
 
+/** A date as PDF writes one, in UTC: D:YYYYMMDDHHmmSSZ. */
+function pdfDate(date: Date): Literal {
+  const two = (n: number): string => String(n).padStart(2, "0");
+  return new Literal(`D:${String(date.getUTCFullYear()).padStart(4, "0")}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}Z`);
+}
+
 /**
  * Builds the file: one page per content stream (all `width` x `height`), sharing one resource
  * dictionary with the given fonts.
  */
-export async function assemblePdf(
+export function assemblePdf(
   width: number,
   height: number,
   pageContents: readonly Uint8Array[],
@@ -139,70 +135,70 @@ export async function assemblePdf(
   images?: DocumentImages,
   structure?: Structure,
   outputIntent?: { profile: Uint8Array; name: string },
-): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const context = doc.context;
+): Uint8Array {
+  const objects = new PdfObjects();
   const meta = { ...metadata, title: informationText(metadata.title), subject: informationText(metadata.subject), keywords: metadata.keywords.map(informationText) };
+  const pagesRef = new Ref(objects.reserve());
+  const catalogRef = new Ref(objects.reserve());
 
   const used = fonts.filter((f) => f.used);
-  const fontRefs = used.map(() => context.nextRef());
-  const fontDict: Record<string, PDFRef> = {};
+  const fontRefs = used.map(() => new Ref(objects.reserve()));
+  const fontDict: Record<string, Ref> = {};
   used.forEach((f, i) => (fontDict[f.resource] = fontRefs[i]));
-  const xObjects = images?.count ? images.embed(context) : undefined;
-  const resourcesRef = context.register(
-    context.obj({ Font: fontDict, ...(xObjects && { XObject: xObjects }), ProcSet: xObjects ? ["PDF", "Text", "ImageB", "ImageC"] : ["PDF", "Text"] }),
-  );
+  const xObjects = images?.count ? images.embed(objects) : undefined;
+  const resourcesRef = objects.add({ Font: fontDict, XObject: xObjects, ProcSet: xObjects ? ["PDF", "Text", "ImageB", "ImageC"] : ["PDF", "Text"] });
 
   const idHash = createHash("md5");
-  const pageRefs: PDFRef[] = [];
+  const pageRefs: Ref[] = [];
   pageContents.forEach((content, i) => {
-    const page = doc.addPage([width, height]);
-    pageRefs.push(page.ref);
-    const stream = streamOf(context, content, {}, CONTENT_LEVEL);
+    const pageRef = new Ref(objects.reserve());
+    pageRefs.push(pageRef);
+    const stream = streamOf(content, {}, CONTENT_LEVEL);
     // The page as stored: deflated, about a fifth of the bytes to hash, and as telling.
-    idHash.update(stream.getContents());
-    const contentRef = context.register(stream);
-    page.node.set(PDFName.of("Resources"), resourcesRef);
-    page.node.set(PDFName.of("Contents"), contentRef);
-    if (structure) {
+    idHash.update(stream.data);
+    const contentRef = objects.add(stream);
+    objects.set(pageRef, {
+      Type: "Page",
+      Parent: pagesRef,
+      Resources: resourcesRef,
+      MediaBox: [0, 0, width, height],
+      Contents: contentRef,
       // Its key in the ParentTree, and the tab order of the structure (PDF/UA).
-      page.node.set(NAMES.StructParents, PDFNumber.of(i));
-      page.node.set(NAMES.Tabs, NAMES.S);
-    }
+      StructParents: structure ? i : undefined,
+      Tabs: structure ? "S" : undefined,
+    });
   });
-  for (let i = 0; i < used.length; i++) used[i].embed(context, fontRefs[i]);
+  objects.set(pagesRef, { Type: "Pages", Kids: pageRefs, Count: pageRefs.length });
+  for (let i = 0; i < used.length; i++) used[i].embed(objects, fontRefs[i]);
 
-  doc.setTitle(meta.title, { showInWindowTitleBar: true });
-  doc.setSubject(meta.subject);
-  doc.setKeywords(meta.keywords);
-  doc.setProducer(PRODUCER);
-  doc.setCreator(PRODUCER);
-  doc.setCreationDate(meta.date);
-  doc.setModificationDate(meta.date);
-  doc.setLanguage(meta.language);
+  const date = pdfDate(meta.date);
+  const infoRef = objects.add({
+    Title: Hex.ofText(meta.title),
+    Subject: Hex.ofText(meta.subject),
+    Keywords: Hex.ofText(meta.keywords.join(" ")),
+    Producer: Hex.ofText(PRODUCER),
+    Creator: Hex.ofText(PRODUCER),
+    CreationDate: date,
+    ModDate: date,
+  });
+  const catalog: Record<string, Value> = { Type: "Catalog", Pages: pagesRef, ViewerPreferences: objects.add({ DisplayDocTitle: true }), Lang: new Literal(meta.language) };
   const packed = new PackedObjects();
   if (structure) {
-    const catalog = doc.catalog;
-    catalog.set(NAMES.StructTreeRoot, writeStructure(context, structure, pageRefs, packed));
-    catalog.set(NAMES.MarkInfo, context.obj({ Marked: true }));
+    catalog.StructTreeRoot = writeStructure(objects, structure, pageRefs, packed);
+    catalog.MarkInfo = { Marked: true };
   }
   // Uncompressed, as PDF/A wants it (and a reader of the file can find it). Untagged output (the
   // benchmark's measure of tagging) has it too, without the PDF/UA claim: metadata is not tagging, and
   // Typst's untagged PDF, the reference of that measure, carries its XMP packet as well.
-  doc.catalog.set(NAMES.Metadata, context.register(PDFRawStream.of(context.obj({ Type: "Metadata", Subtype: "XML" }), xmpMetadata(meta, structure !== undefined, outputIntent !== undefined))));
+  catalog.Metadata = objects.add(new Stream({ Type: "Metadata", Subtype: "XML" }, xmpMetadata(meta, structure !== undefined, outputIntent !== undefined)));
   if (outputIntent) {
-    const profile = context.register(streamOf(context, outputIntent.profile, { N: 3 }));
-    doc.catalog.set(
-      PDFName.of("OutputIntents"),
-      context.obj([{ Type: "OutputIntent", S: "GTS_PDFA1", OutputConditionIdentifier: PDFString.of(outputIntent.name), Info: PDFString.of(outputIntent.name), DestOutputProfile: profile }]),
-    );
+    const profile = objects.add(streamOf(outputIntent.profile, { N: 3 }));
+    const name = new Literal(outputIntent.name);
+    catalog.OutputIntents = [{ Type: "OutputIntent", S: "GTS_PDFA1", OutputConditionIdentifier: name, Info: name, DestOutputProfile: profile }];
   }
+  objects.set(catalogRef, catalog);
 
   // The file identifier (two equal hashes for a new file): from the content and the metadata.
   idHash.update(JSON.stringify([meta.title, meta.subject, meta.keywords, meta.date.toISOString(), meta.language]));
-  const id = PDFHexString.of(idHash.digest("hex"));
-  context.trailerInfo.ID = context.obj([id, id]);
-
-  await doc.flush();
-  return writePdfFile(context, packed);
+  return writePdfFile(objects, { root: catalogRef, info: infoRef, id: idHash.digest("hex") }, packed);
 }

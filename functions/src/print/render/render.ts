@@ -101,7 +101,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   footers(layout, fmt.words.footer(instanceId, fmt.timestamp(generatedAt)), footerText);
   docText.release();
 
-  const bytes = await assemblePdf(
+  const bytes = assemblePdf(
     style.page.width,
     style.page.height,
     pages.pages.map((_, i) => pages.streamOf(i)),

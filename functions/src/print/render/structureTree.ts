@@ -1,9 +1,9 @@
 // The structure tree as bytes (ISO 32000-1, 14.7): written straight into the file stage's packed
 // objects, one object per structure element.
 
-import type { PDFContext, PDFRef } from "pdf-lib";
 import { utf16Hex } from "./content";
 import { writeInt, writeRef, writeText, type PackedObjects } from "./file";
+import { Ref, type PdfObjects } from "./objects";
 import type { Structure } from "./tags";
 
 /** A PDF text string of any text: UTF-16BE in hex. */
@@ -14,16 +14,14 @@ const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
  * child elements and marked content, by MCID on the element's page, or as a marked-content reference
  * on another page) and the ParentTree (per page, the element of each MCID). The elements (one per
  * table cell: 20,000 in the benchmark's 2,000-row table) are written as bytes under object numbers
- * reserved here, for the file writer: far faster than as pdf-lib objects.
+ * reserved here, for the file writer: far faster than as objects of values (objects.ts).
  */
-export function writeStructure(context: PDFContext, structure: Structure, pageRefs: readonly PDFRef[], out: PackedObjects): PDFRef {
-  const root = context.nextRef();
-  const base = context.largestObjectNumber + 1;
+export function writeStructure(objects: PdfObjects, structure: Structure, pageRefs: readonly Ref[], out: PackedObjects): Ref {
   const { types, parents, extras, kidCounts, firstKids, firstPages, kids, kidPages, nextKids, marks } = structure;
   const count = structure.count;
-  context.largestObjectNumber += count + 1; // the elements, then the ParentTree
-  const pages = pageRefs.map((r) => `${r.objectNumber} 0 R`);
-  const rootNumber = root.objectNumber;
+  const rootNumber = objects.reserve();
+  const base = objects.reserve(count + 1); // the elements, then the ParentTree
+  const pages = pageRefs.map((r) => `${r.number} 0 R`);
   // The constant runs of bytes are stored one by one (their text in the comment above them): a call
   // per run (PackedObjects.text) took half again the time of the whole loop (measured: 15 µs against
   // 10 µs for the one-page case's 105 elements, in a loop; a table can have 20,000).
@@ -89,7 +87,7 @@ export function writeStructure(context: PDFContext, structure: Structure, pageRe
     b[at++] = 0x5d;
   }
   out.end(writeText(b, at, "]>>"));
-  out.begin(root.objectNumber, 160);
+  out.begin(rootNumber, 160);
   out.text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length).text(">>").end();
-  return root;
+  return new Ref(rootNumber);
 }
