@@ -622,4 +622,18 @@ describe("TrueTypeSource (checked against fontkit)", () => {
     expect(subset.numGlyphs).toBeGreaterThan(gids.length); // components pulled in after the requested glyphs
     expect(subset.numGlyphs).toBeLessThan(40);
   });
+
+  it("reads a file in part (its tables at once, glyph records as subsets need them) as it reads it whole", () => {
+    const file = require.resolve("@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf");
+    const whole = new TrueTypeSource(new Uint8Array(readFileSync(file)));
+    const part = TrueTypeSource.open(file);
+    const text = [..."日本語のテキスト、漢字とかな。ABC 123 Ωé"];
+    const gids = [0, ...text.map((c) => whole.glyphId(c.codePointAt(0)!))];
+    expect(text.map((c) => part.glyphId(c.codePointAt(0)!))).toEqual(gids.slice(1));
+    expect(gids.map((g) => part.advanceWidth(g))).toEqual(gids.map((g) => whole.advanceWidth(g)));
+    expect(part.metrics).toEqual(whole.metrics);
+    expect(part.postscriptName).toBe(whole.postscriptName);
+    expect(Buffer.from(part.subset(gids)).equals(Buffer.from(whole.subset(gids)))).toBe(true);
+    expect(Buffer.from(part.fileBytes).equals(readFileSync(file))).toBe(true);
+  });
 });

@@ -7,7 +7,7 @@
 // document never reads a CJK font. A parsed face holds no per-document state (each document
 // collects its own glyphs, see fontUse.ts).
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
 import { TrueTypeSource } from "../ttf";
@@ -106,18 +106,16 @@ export class Face {
   readonly family: Family;
   readonly bold: boolean;
   readonly source: TrueTypeSource;
-  private readonly bytes: Uint8Array;
   readonly postscriptName: string;
   /** font units -> 1/1000 em */
   readonly scale: number;
   private readonly glyphs = new Map<number, CmapGlyph | null>();
   private shaperFont: HarfBuzz.Font | undefined;
 
-  constructor(family: Family, bold: boolean, bytes: Uint8Array) {
+  constructor(family: Family, bold: boolean, source: TrueTypeSource) {
     this.family = family;
     this.bold = bold;
-    this.bytes = bytes;
-    this.source = new TrueTypeSource(bytes);
+    this.source = source;
     this.postscriptName = this.source.postscriptName.replace(/[^A-Za-z0-9-]/g, "") || "Font";
     this.scale = 1000 / this.source.metrics.unitsPerEm;
   }
@@ -144,20 +142,29 @@ export class Face {
 
   /** The face as HarfBuzz shapes with it (created on first use; holds a copy of the font file). */
   shaper(hb: typeof HarfBuzz): HarfBuzz.Font {
-    if (!this.shaperFont) this.shaperFont = new hb.Font(new hb.Face(new hb.Blob(this.bytes), 0));
+    if (!this.shaperFont) this.shaperFont = new hb.Font(new hb.Face(new hb.Blob(this.source.fileBytes), 0));
     return this.shaperFont;
   }
 }
 
 const faces = new Map<string, Face>();
 
+/** Files this large (the CJK families: 5-10 MB each, nearly all glyph outlines) are read in part (TrueTypeSource.open). */
+const READ_IN_PART_FROM_BYTES = 2 * 1024 * 1024;
+
 /** A family's regular or bold face, loaded on first use and kept for the life of the process. */
 export function getFace(family: Family, bold: boolean): Face {
   const key = `${family}:${bold ? 1 : 0}`;
   let face = faces.get(key);
   if (!face) {
-    const buffer = readFileSync(fontPath(FAMILY_FILES[family][bold ? 1 : 0]));
-    face = new Face(family, bold, new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+    const path = fontPath(FAMILY_FILES[family][bold ? 1 : 0]);
+    let source: TrueTypeSource;
+    if (statSync(path).size >= READ_IN_PART_FROM_BYTES) source = TrueTypeSource.open(path);
+    else {
+      const buffer = readFileSync(path);
+      source = new TrueTypeSource(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+    }
+    face = new Face(family, bold, source);
     faces.set(key, face);
   }
   return face;
