@@ -19,7 +19,7 @@ const STAGES: [string, RegExp][] = [
   ["document model and formatting", /render\/(model|format|words)\.js/],
   ["layout and pagination", /render\/(render|style|layout|blocks|table)\.js/],
   ["drawing (content streams, marked content)", /render\/(draw|content|language|tags)\.js/],
-  ["writing the file (fonts, structure, objects)", /render\/(fontUse|structureTree|pdf|file)\.js|pdf-lib|node:internal\/crypto|^(Hash|digest|update) $/],
+  ["writing the file (fonts, structure, objects)", /render\/(fontUse|structureTree|objects|pdf|file)\.js|node:internal\/crypto|^(Hash|digest|update) $/],
   ["garbage collection", /^\(garbage collector\)/],
 ];
 export const STAGE_NAMES = [...STAGES.map(([name]) => name), "other (Node.js, V8)"];
