@@ -2,9 +2,10 @@
 // of a line of shaped glyphs (fonts by resource name, positions, marked content for its language and
 // for clusters that need ActualText). The drawing stage (draw.ts) places them on pages.
 
-import type { DocumentFonts } from "./fontUse";
+import type { DocumentFonts, FontUse } from "./fontUse";
 import { pieceLanguage } from "./language";
-import type { Line } from "./text/paragraph";
+import type { Face } from "./text/fonts";
+import type { Line, Piece } from "./text/paragraph";
 
 const HEX = "0123456789abcdef";
 export const hex4 = (n: number): string => HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
@@ -175,83 +176,26 @@ export type MarkOpener = (out: ContentBytes, properties: string, span: boolean) 
  * cluster (/ActualText). Without it (artifacts, untagged output) a cluster's ActualText is a span.
  */
 export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Line, size: number, mark?: MarkOpener): void {
-  // The properties the next operators need, and those of the sequence open (undefined: none open).
-  let wanted = "";
-  let open: string | undefined;
-  const enter = (): void => {
-    if (!mark || open === wanted) return;
-    if (open !== undefined) out.text("EMC ");
-    // poppler reads ActualText on a Span only: such a sequence is a Span, its MCID the element's all the same.
-    mark(out, wanted, wanted.includes("/ActualText"));
-    out.byte(0x20);
-    open = wanted;
-  };
+  const w = new LineWriter(out, size, mark);
   for (const piece of line.pieces) {
     const use = fonts.use(piece.face);
-    const face = piece.face;
-    const { gids, advances, dx, dy, clusters, clusterEnds } = piece.glyphs;
-    const source = piece.source.text;
     const language = mark && fonts.language ? (use.language ?? pieceLanguage(piece, fonts.language)) : undefined;
+    w.startPiece(use, piece.face);
     let languageProperty = language?.property ?? "";
-    wanted = languageProperty;
-    out.byte(0x2f).text(use.resource).byte(0x20).num(size).text(" Tf ");
-    // A TJ array is open ("[" written, its sequence entered first), and a hex string in it ("<").
-    let array = false;
-    let hex = false;
-    // Positions in thousandths of an em from the piece's start: the pen (advances so far) and the
-    // text position after the last glyph shown (its drawn position plus its /W width).
-    let pen = 0;
-    let at = 0;
-    const openArray = (): void => {
-      if (array) return;
-      enter();
-      out.byte(0x5b);
-      array = true;
-    };
-    const moveTo = (x: number): void => {
-      const d = at - x; // a TJ number: positive moves left
-      at = x;
-      if (Math.abs(d) < 0.05) return;
-      openArray();
-      if (hex) out.byte(0x3e);
-      hex = false;
-      out.byte(0x20).tenths(d).byte(0x20);
-    };
-    const flush = (): void => {
-      if (hex) out.byte(0x3e);
-      hex = false;
-      if (array) out.text("] TJ ");
-      array = false;
-    };
-    /** Shows glyph g at x, standing for `text` (the cluster's, "" for none; undefined: source[from, to) as it is). */
-    const show = (g: number, x: number, text: string | undefined, from = 0, to = 0): void => {
-      moveTo(x + dx[g]);
-      const code = text === undefined ? use.codeOf(gids[g], source, from, to) : use.code(gids[g], text);
-      if (dy[g] !== 0) {
-        flush();
-        enter();
-        out.num((dy[g] * size) / 1000).text(" Ts [<").hex4(code).text(">] TJ 0 Ts ");
-      } else {
-        if (!hex) {
-          openArray();
-          out.byte(0x3c);
-          hex = true;
-        }
-        out.hex4(code);
-      }
-      at += face.advance(gids[g]);
-    };
+    w.wanted = languageProperty;
+    const { advances, dx, clusters, clusterEnds } = piece.glyphs;
+    const source = piece.source.text;
     for (let i = piece.start; i < piece.end; ) {
       let j = i + 1;
       while (j < piece.end && clusters[j] === clusters[i]) j++;
       if (language?.words) {
         // A Greek or Cyrillic word in a Latin piece: a sequence of its own language.
         const c = clusters[i];
-        const property = language.words.find((w) => c >= w.start && c < w.end)?.property ?? language.property;
+        const property = language.words.find((word) => c >= word.start && c < word.end)?.property ?? language.property;
         if (property !== languageProperty) {
-          flush();
+          w.flush();
           languageProperty = property;
-          wanted = property;
+          w.wanted = property;
         }
       }
       // Extractors read a right-to-left glyph's text backwards with the rest of its line: a cluster of
@@ -271,42 +215,130 @@ export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Lin
         // A glyph, or a base with marks (Arabic dots, Thai tone marks): the text goes with the base.
         if (carrier < 0) carrier = i;
         for (let k = i; k < j; k++) {
-          if (k === carrier) show(k, pen, reversed, from, to);
-          else show(k, pen, "");
-          pen += advances[k];
+          if (k === carrier) w.show(piece, k, reversed, from, to);
+          else w.show(piece, k, "");
+          w.pen += advances[k];
         }
       } else {
         // Several glyphs side by side, maybe reordered (Indic vowel signs and conjuncts): ActualText
         // gives the text in logical order.
-        moveTo(pen + dx[i]);
-        flush();
+        w.moveTo(w.pen + dx[i]);
+        w.flush();
         const actualText = `/ActualText <FEFF${utf16Hex(reversed ?? source.slice(from, to))}>`;
         // A sequence of its own, even after an identical cluster (its ActualText would stand for both).
-        const close = (): void => {
-          if (open !== undefined) out.text("EMC ");
-          open = undefined;
-        };
         if (mark) {
-          close();
-          wanted = `${languageProperty}${actualText}`;
+          w.close();
+          w.wanted = `${languageProperty}${actualText}`;
         } else out.text("/Span <<").text(actualText).text(">> BDC ");
         // The cluster's text also goes with its first glyph (its other glyphs stand for nothing), for
         // readers of the structure, which ignore ActualText (poppler's), and PDF.js.
         for (let k = i; k < j; k++) {
-          if (k === i) show(k, pen, reversed, from, to);
-          else show(k, pen, "");
-          pen += advances[k];
+          if (k === i) w.show(piece, k, reversed, from, to);
+          else w.show(piece, k, "");
+          w.pen += advances[k];
         }
-        flush();
+        w.flush();
         if (mark) {
-          close();
-          wanted = languageProperty;
+          w.close();
+          w.wanted = languageProperty;
         } else out.text("EMC ");
       }
       i = j;
     }
-    moveTo(pen);
-    flush();
+    w.moveTo(w.pen);
+    w.flush();
   }
-  if (open !== undefined) out.text("EMC ");
+  w.close();
+}
+
+/** lineOperators' state while it writes a line: the sequence open, the TJ array and hex string open, the positions. */
+class LineWriter {
+  /** The properties the next operators need, and those of the sequence open (undefined: none open). */
+  wanted = "";
+  private open: string | undefined;
+  /** A TJ array is open ("[" written, its sequence entered first), and a hex string in it ("<"). */
+  private array = false;
+  private hex = false;
+  /**
+   * Positions in thousandths of an em from the piece's start: the pen (advances so far) and the
+   * text position after the last glyph shown (its drawn position plus its /W width).
+   */
+  pen = 0;
+  private at = 0;
+  private use!: FontUse;
+  private face!: Face;
+
+  constructor(
+    private readonly out: ContentBytes,
+    private readonly size: number,
+    private readonly mark: MarkOpener | undefined,
+  ) {}
+
+  startPiece(use: FontUse, face: Face): void {
+    this.use = use;
+    this.face = face;
+    this.pen = 0;
+    this.at = 0;
+    this.out.byte(0x2f).text(use.resource).byte(0x20).num(this.size).text(" Tf ");
+  }
+
+  /** Opens the sequence the operators want, closing the one open. */
+  enter(): void {
+    if (!this.mark || this.open === this.wanted) return;
+    if (this.open !== undefined) this.out.text("EMC ");
+    // poppler reads ActualText on a Span only: such a sequence is a Span, its MCID the element's all the same.
+    this.mark(this.out, this.wanted, this.wanted.includes("/ActualText"));
+    this.out.byte(0x20);
+    this.open = this.wanted;
+  }
+
+  /** Closes the sequence open, if any. */
+  close(): void {
+    if (this.open !== undefined) this.out.text("EMC ");
+    this.open = undefined;
+  }
+
+  private openArray(): void {
+    if (this.array) return;
+    this.enter();
+    this.out.byte(0x5b);
+    this.array = true;
+  }
+
+  moveTo(x: number): void {
+    const d = this.at - x; // a TJ number: positive moves left
+    this.at = x;
+    if (Math.abs(d) < 0.05) return;
+    this.openArray();
+    if (this.hex) this.out.byte(0x3e);
+    this.hex = false;
+    this.out.byte(0x20).tenths(d).byte(0x20);
+  }
+
+  flush(): void {
+    if (this.hex) this.out.byte(0x3e);
+    this.hex = false;
+    if (this.array) this.out.text("] TJ ");
+    this.array = false;
+  }
+
+  /** Shows glyph g of the piece at the pen, standing for `text` (the cluster's; "" for none; undefined: source[from, to) as it is). */
+  show(piece: Piece, g: number, text: string | undefined, from = 0, to = 0): void {
+    const { gids, dx, dy } = piece.glyphs;
+    this.moveTo(this.pen + dx[g]);
+    const code = text === undefined ? this.use.codeOf(gids[g], piece.source.text, from, to) : this.use.code(gids[g], text);
+    if (dy[g] !== 0) {
+      this.flush();
+      this.enter();
+      this.out.num((dy[g] * this.size) / 1000).text(" Ts [<").hex4(code).text(">] TJ 0 Ts ");
+    } else {
+      if (!this.hex) {
+        this.openArray();
+        this.out.byte(0x3c);
+        this.hex = true;
+      }
+      this.out.hex4(code);
+    }
+    this.at += this.face.advance(gids[g]);
+  }
 }

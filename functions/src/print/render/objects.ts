@@ -4,6 +4,8 @@
 // the pinned hashes read. A dictionary writes an entry a line, `<<\n/Key value\n>>`; an array
 // `[ a b ]`; a string given as text `<FEFF...>` in upper-case hex.
 
+const HEX_DIGITS = "0123456789ABCDEF";
+
 export class Ref {
   constructor(readonly number: number) {}
 }
@@ -20,7 +22,10 @@ export class Hex {
   /** A text string: UTF-16BE with its byte order mark, in upper-case hex. */
   static ofText(text: string): Hex {
     let hex = "FEFF";
-    for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, "0").toUpperCase();
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      hex += HEX_DIGITS[c >> 12] + HEX_DIGITS[(c >> 8) & 15] + HEX_DIGITS[(c >> 4) & 15] + HEX_DIGITS[c & 15];
+    }
     return new Hex(hex);
   }
 }
@@ -42,6 +47,8 @@ export class Stream {
 /** A number as pdf-lib writes one: never in exponent notation. */
 function numberText(n: number): string {
   let text = String(n);
+  // Only what String() writes in exponent notation needs more (below 1e-6 and from 1e21).
+  if (!text.includes("e")) return text;
   if (Math.abs(n) < 1) {
     const e = parseInt(text.split("e-")[1]);
     if (e) {
@@ -58,7 +65,18 @@ function numberText(n: number): string {
 
 /** A name's characters outside `!`..`~` and the delimiters and `#` are written as #XX. */
 const IRREGULAR = new Set("()<>[]{}/%#");
+/** Names written so far (keys and values repeat from object to object; bounded: subset tags make new ones). */
+const NAMES = new Map<string, string>();
 function nameText(name: string): string {
+  let text = NAMES.get(name);
+  if (text === undefined) {
+    text = encodedName(name);
+    if (NAMES.size < 4096) NAMES.set(name, text);
+  }
+  return text;
+}
+
+function encodedName(name: string): string {
   let out = "/";
   for (let i = 0; i < name.length; i++) {
     const code = name.charCodeAt(i);

@@ -173,7 +173,8 @@ export class TrueTypeSource {
 
   /** A glyph's advance width, in font units. */
   advanceWidth(gid: number): number {
-    return this.horizontalMetrics(gid)[0];
+    const hmtx = this.table("hmtx").offset;
+    return this.view.getUint16(hmtx + 4 * (gid < this.numberOfHMetrics ? gid : this.numberOfHMetrics - 1));
   }
 
   private readPostscriptName(): string {

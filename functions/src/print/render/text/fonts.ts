@@ -120,6 +120,9 @@ export class Face {
     this.scale = 1000 / this.source.metrics.unitsPerEm;
   }
 
+  /** Advances in whole 1/1000 em by glyph id, filled as they are asked for (-1: not yet). */
+  private advances?: Int32Array;
+
   /** The glyph of a code point through the cmap, or undefined when the font has none. */
   glyph(cp: number): CmapGlyph | undefined {
     let ref = this.glyphs.get(cp);
@@ -131,13 +134,30 @@ export class Face {
     return ref ?? undefined;
   }
 
+  /** The glyph id of a code point through the cmap, 0 when the font has none (the text stage's lookup: no object per call). */
+  gidOf(cp: number): number {
+    if (cp > 0xffff) return this.glyph(cp)?.gid ?? 0;
+    this.bmp ??= new Int32Array(0x10000);
+    const known = this.bmp[cp];
+    if (known !== 0) return known < 0 ? 0 : known;
+    const gid = this.source.glyphId(cp);
+    this.bmp[cp] = gid === 0 ? -1 : gid;
+    return gid;
+  }
+  /** gidOf's answers for the Basic Multilingual Plane: 0 not asked yet, -1 none, else the glyph id. */
+  private bmp?: Int32Array;
+
   has(cp: number): boolean {
-    return this.glyph(cp) !== undefined;
+    return this.gidOf(cp) !== 0;
   }
 
   /** A glyph's advance width in whole 1/1000 em, as the PDF's /W records it. */
   advance(gid: number): number {
-    return Math.round(this.source.advanceWidth(gid) * this.scale);
+    if (!this.advances) this.advances = new Int32Array(this.source.numGlyphs).fill(-1);
+    let advance = this.advances[gid];
+    if (advance === undefined) return Math.round(this.source.advanceWidth(gid) * this.scale);
+    if (advance < 0) this.advances[gid] = advance = Math.round(this.source.advanceWidth(gid) * this.scale);
+    return advance;
   }
 
   /** The face as HarfBuzz shapes with it (created on first use; holds a copy of the font file). */

@@ -4,7 +4,7 @@
 
 import { glyphStore, loadShaper, NEEDS_SHAPING, releaseGlyphStore } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
-import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
+import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, matchesBeyondAscii, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
@@ -15,7 +15,7 @@ export { loadedFamilies } from "./fonts";
 /** Scripts written right to left (ISO 15924): a document in a language written in one is laid out right to left. */
 const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg", "Samr", "Mand"]);
 
-/** A letter of another script than Latin, Greek or Cyrillic. */
+/** A letter of another script than Latin, Greek or Cyrillic (no ASCII letter is one). */
 const OTHER_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 
 /** The language of a script class's characters, where the class has one ("cjk": the Han style's). */
@@ -29,7 +29,7 @@ const CLASS_LANGUAGE = new Map<ScriptClass, string>([
 
 /** The language that has the most characters in `text`, by their scripts (en-GB when none has any; ties: the first in CLASS_LANGUAGE). */
 function dominantLanguage(text: string, han: HanStyle): string {
-  if (!OTHER_LETTER.test(text)) return "en-GB";
+  if (!matchesBeyondAscii(OTHER_LETTER, text)) return "en-GB";
   // One pass, each character's script from scriptOf's cache (a regular expression per script was
   // twenty passes over the text).
   const counts = new Map<string, number>();
@@ -59,21 +59,35 @@ export interface TextSettings {
   readonly han: HanStyle;
 }
 
+/** languageOf's answers, by the tag asked for (ICU's canonical form and likely script cost tens of µs a document). */
+const LANGUAGES = new Map<string, { language: string; rtl: boolean }>();
+
+/** A language tag in its canonical form (en-GB when it is none), and whether it is written right to left. */
+function languageOf(tag: string): { language: string; rtl: boolean } {
+  let answer = LANGUAGES.get(tag);
+  if (!answer) {
+    let language: string;
+    try {
+      language = new Intl.Locale(tag).toString();
+    } catch {
+      language = "en-GB";
+    }
+    // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
+    answer = { language, rtl: RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "") };
+    // Bounded: a locale that validation accepted, or one of the scripts' own languages.
+    if (LANGUAGES.size < 1000) LANGUAGES.set(tag, answer);
+  }
+  return answer;
+}
+
 /**
  * A document's language, direction and Han forms: from `locale` when given, else from its content
  * (`allText`: every string it prints). Loads the shaper when the content needs it.
  */
 export async function documentText(allText: string, locale?: string, maxRuns = Infinity): Promise<DocumentText> {
   const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
-  let language = locale ?? dominantLanguage(allText, han);
-  try {
-    language = new Intl.Locale(language).toString();
-  } catch {
-    language = "en-GB";
-  }
-  // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
-  const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
-  if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
+  const { language, rtl } = languageOf(locale ?? dominantLanguage(allText, han));
+  if (rtl || matchesBeyondAscii(NEEDS_SHAPING, allText)) await loadShaper();
   return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
 }
 

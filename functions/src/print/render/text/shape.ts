@@ -70,7 +70,13 @@ export function releaseGlyphStore(store: GlyphStore): void {
   if (store.gids.length <= SPARE_STORE_GLYPHS && spareStores.length < 4 && !spareStores.includes(store)) spareStores.push(store);
 }
 
-/** Text that needs HarfBuzz: complex scripts, marks, joiners, variation selectors, emoji sequences. */
+/** Is there a character beyond ASCII in text[start, end)? (None of them needs shaping.) */
+function beyondAscii(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) > 0x7f) return true;
+  return false;
+}
+
+/** Text that needs HarfBuzz (none of it ASCII): complex scripts, marks, joiners, variation selectors, emoji sequences. */
 export const NEEDS_SHAPING = new RegExp(
   `\\p{M}|\\u200c|\\u200d|\\ufe0e|\\ufe0f|[\\p{Regional_Indicator}\\p{Emoji_Modifier}${SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped)
     .map((f) => `\\p{Script=${SCRIPT_FONTS[f].script}}`)
@@ -114,7 +120,7 @@ export function loadShaper(): Promise<void> {
 
 /** Shapes text[start, end) in one face and direction into `store`, in visual order; returns where its glyphs start there (they end at its length). */
 export function shapeRun(store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
-  if (!hb || !(rtl || NEEDS_SHAPING.test(text.slice(start, end)))) return throughCmap(store, text, start, end, face);
+  if (!hb || !(rtl || (beyondAscii(text, start, end) && NEEDS_SHAPING.test(text.slice(start, end))))) return throughCmap(store, text, start, end, face);
   return throughHarfBuzz(store, text, start, end, face, rtl, language);
 }
 
@@ -170,11 +176,11 @@ export function throughCmap(store: GlyphStore, text: string, start: number, end:
     const cp = text.codePointAt(i)!;
     const at = i;
     if (cp > 0xffff) i++;
-    const g = cp >= 0xad && isIgnorable(cp) ? undefined : face.glyph(cp);
+    const gid = cp >= 0xad && isIgnorable(cp) ? 0 : face.gidOf(cp);
     // A default-ignorable character prints as nothing (as HarfBuzz does) and stands for nothing.
     if (store.length > first && store.clusterEnds[store.length - 1] === end) store.clusterEnds[store.length - 1] = at;
-    if (!g) continue;
-    store.push(g.gid, g.adv, 0, 0, at, end);
+    if (gid === 0) continue;
+    store.push(gid, face.advance(gid), 0, 0, at, end);
   }
   return first;
 }
