@@ -43,8 +43,8 @@ export class FontUse {
   readonly face: Face;
   /** Resource name in the page's /Font dictionary, e.g. "F1". */
   readonly resource: string;
-  /** gid -> its first CID (whose text is unicode[cid]); `others`: gid -> its copies for other texts, by text */
-  private readonly firstCid = new Map<number, number>();
+  /** gid -> its first CID (whose text is unicode[cid]; 0: none yet); `others`: gid -> its copies for other texts, by text */
+  private readonly firstCid: Uint16Array;
   private others?: Map<number, Map<string, number>>;
   /** CID -> glyph id in the full font (CID 0 is .notdef) */
   private readonly gids: number[] = [0];
@@ -59,6 +59,7 @@ export class FontUse {
   ) {
     this.face = face;
     this.resource = resource;
+    this.firstCid = new Uint16Array(face.source.numGlyphs);
   }
 
   /**
@@ -67,15 +68,15 @@ export class FontUse {
    * differ only in their dots, say) gets a code, and a copy in the subset, for each.
    */
   code(gid: number, text: string): number {
-    const cid = this.firstCid.get(gid);
-    if (cid === undefined) return this.newCode(gid, text);
+    const cid = this.firstCid[gid];
+    if (!cid) return this.newCode(gid, text);
     return this.unicode[cid] === text ? cid : this.otherCode(gid, text);
   }
 
   /** `code` of the text source[from, to), read without cutting it out (most glyphs are met again, with their text). */
   codeOf(gid: number, source: string, from: number, to: number): number {
-    const cid = this.firstCid.get(gid);
-    if (cid !== undefined) {
+    const cid = this.firstCid[gid];
+    if (cid) {
       const text = this.unicode[cid];
       if (text.length === to - from) {
         let same = true;
@@ -104,7 +105,7 @@ export class FontUse {
     const cid = this.gids.length;
     this.gids.push(gid);
     this.unicode.push(text);
-    this.firstCid.set(gid, cid);
+    if (gid < this.firstCid.length) this.firstCid[gid] = cid;
     return cid;
   }
 

@@ -167,15 +167,17 @@ export class Face {
   }
 }
 
-const faces = new Map<string, Face>();
+/** Faces loaded, by family: regular and bold. */
+const faces = new Map<Family, [regular?: Face, bold?: Face]>();
 
 /** Files this large (the CJK families: 5-10 MB each, nearly all glyph outlines) are read in part (TrueTypeSource.open). */
 const READ_IN_PART_FROM_BYTES = 2 * 1024 * 1024;
 
 /** A family's regular or bold face, loaded on first use and kept for the life of the process. */
 export function getFace(family: Family, bold: boolean): Face {
-  const key = `${family}:${bold ? 1 : 0}`;
-  let face = faces.get(key);
+  let weights = faces.get(family);
+  if (!weights) faces.set(family, (weights = []));
+  let face = weights[bold ? 1 : 0];
   if (!face) {
     const path = fontPath(FAMILY_FILES[family][bold ? 1 : 0]);
     let source: TrueTypeSource;
@@ -185,12 +187,12 @@ export function getFace(family: Family, bold: boolean): Face {
       source = new TrueTypeSource(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
     }
     face = new Face(family, bold, source);
-    faces.set(key, face);
+    weights[bold ? 1 : 0] = face;
   }
   return face;
 }
 
 /** The families whose files this process has read so far (for tests and benchmarks). */
 export function loadedFamilies(): Family[] {
-  return [...new Set([...faces.values()].map((f) => f.family))];
+  return [...faces].filter(([, weights]) => weights.some(Boolean)).map(([family]) => family);
 }

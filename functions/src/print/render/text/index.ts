@@ -4,7 +4,7 @@
 
 import { glyphStore, loadShaper, NEEDS_SHAPING, releaseGlyphStore } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
-import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, matchesBeyondAscii, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
+import { beyondAscii, HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
@@ -27,9 +27,12 @@ const CLASS_LANGUAGE = new Map<ScriptClass, string>([
   ["latin", "en-GB"],
 ]);
 
-/** The language that has the most characters in `text`, by their scripts (en-GB when none has any; ties: the first in CLASS_LANGUAGE). */
-function dominantLanguage(text: string, han: HanStyle): string {
-  if (!matchesBeyondAscii(OTHER_LETTER, text)) return "en-GB";
+/**
+ * The language that has the most characters in `text`, by their scripts (en-GB when none has any;
+ * ties: the first in CLASS_LANGUAGE). `beyond`: the text's characters beyond ASCII (beyondAscii).
+ */
+function dominantLanguage(text: string, beyond: string, han: HanStyle): string {
+  if (!OTHER_LETTER.test(beyond)) return "en-GB";
   // One pass, each character's script from scriptOf's cache (a regular expression per script was
   // twenty passes over the text).
   const counts = new Map<string, number>();
@@ -85,9 +88,11 @@ function languageOf(tag: string): { language: string; rtl: boolean } {
  * (`allText`: every string it prints). Loads the shaper when the content needs it.
  */
 export async function documentText(allText: string, locale?: string, maxRuns = Infinity): Promise<DocumentText> {
-  const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
-  const { language, rtl } = languageOf(locale ?? dominantLanguage(allText, han));
-  if (rtl || matchesBeyondAscii(NEEDS_SHAPING, allText)) await loadShaper();
+  // The scripts are tested on the text's characters beyond ASCII (none of the tests matches an ASCII character).
+  const beyond = beyondAscii(allText);
+  const han = hanStyleOfLocale(locale) ?? hanStyleOfText(beyond);
+  const { language, rtl } = languageOf(locale ?? dominantLanguage(allText, beyond, han));
+  if (rtl || NEEDS_SHAPING.test(beyond)) await loadShaper();
   return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
 }
 

@@ -394,48 +394,55 @@ function covers(face: Face, text: string): boolean {
 /** Characters that join the one before into a grapheme cluster (marks, joiners, modifiers, flags, jamo). */
 const EXTENDS = /\p{M}|\u200d|[\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u1160-\u11ff\ud7b0-\ud7ff\u{e0020}-\u{e007f}]/u;
 
-/** Grapheme clusters: ICU's segmenter where a character may extend another, else code point by code point (faster). */
-function* clusters(input: string): Iterable<string> {
-  if (!EXTENDS.test(input)) return yield* input;
-  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
-  // One at a time: an array of a long paragraph's segments was a sixteenth of a long Khmer render.
-  for (const { segment } of graphemes.segment(input)) yield segment;
+function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
+  const faceAt: Face[] = [];
+  let previous: Face | undefined;
+  // The text with U+FFFD for what no font has, made only once something is replaced (else the input).
+  let replaced: string | undefined;
+  const pick = (segment: string | undefined, cp: number, at: number, length: number): void => {
+    let face = faceFor(segment, cp, previous, bold, ctx);
+    if (face) {
+      if (replaced !== undefined) replaced += segment ?? String.fromCodePoint(cp);
+    } else {
+      face = getFace("latin", bold);
+      replaced = (replaced ?? input.slice(0, at)) + REPLACEMENT;
+      ctx.missing++;
+    }
+    // The face of each UTF-16 unit of the text so far.
+    const textLength = replaced === undefined ? at + length : replaced.length;
+    while (faceAt.length < textLength) faceAt.push(face);
+    previous = face;
+  };
+  if (!EXTENDS.test(input)) {
+    // Code point by code point: nothing extends a character (faster than ICU's segmenter).
+    for (let i = 0; i < input.length; ) {
+      const cp = input.codePointAt(i)!;
+      const length = cp > 0xffff ? 2 : 1;
+      pick(undefined, cp, i, length);
+      i += length;
+    }
+  } else {
+    graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+    // One at a time: an array of a long paragraph's segments was a sixteenth of a long Khmer render.
+    for (const { segment, index } of graphemes.segment(input)) pick(segment, segment.codePointAt(0)!, index, segment.length);
+  }
+  return { text: replaced ?? input, faceAt };
 }
 
 /**
- * A face per grapheme: the preceding grapheme's face for punctuation, digits and marks when it has
- * them (so "。" stays with its Japanese sentence), else the first face of the script's chain that has
- * every character. A grapheme no font has becomes U+FFFD, counted in `ctx.missing`.
+ * A grapheme's face (`segment`, or the code point `cp` alone when undefined): the preceding
+ * grapheme's face for punctuation, digits and marks when it has them, else the first face of the
+ * script's chain that has every character; undefined when none has.
  */
-function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
-  let text = "";
-  const faceAt: Face[] = [];
-  let previous: Face | undefined;
-  for (const segment of clusters(input)) {
-    const cp = segment.codePointAt(0)!;
-    const cls = scriptOf(cp);
-    let face: Face | undefined;
-    // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
-    const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
-    if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && covers(previous, segment)) face = previous;
-    if (!face) {
-      for (const family of fontChain(cls, cp, ctx.han)) {
-        const candidate = getFace(family, bold);
-        if (covers(candidate, segment)) {
-          face = candidate;
-          break;
-        }
-      }
-    }
-    if (face) {
-      text += segment;
-    } else {
-      face = getFace("latin", bold);
-      text += REPLACEMENT;
-      ctx.missing++;
-    }
-    while (faceAt.length < text.length) faceAt.push(face);
-    previous = face;
+function faceFor(segment: string | undefined, cp: number, previous: Face | undefined, bold: boolean, ctx: TextContext): Face | undefined {
+  const has = (face: Face): boolean => (segment === undefined ? face.has(cp) || isIgnorable(cp) : covers(face, segment));
+  const cls = scriptOf(cp);
+  // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
+  const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
+  if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && has(previous)) return previous;
+  for (const family of fontChain(cls, cp, ctx.han)) {
+    const candidate = getFace(family, bold);
+    if (has(candidate)) return candidate;
   }
-  return { text, faceAt };
+  return undefined;
 }

@@ -65,26 +65,21 @@ export function hanStyleOfLocale(locale: string | undefined): HanStyle | undefin
 
 /** Han style from the content: kana means Japanese, Hangul Korean, otherwise Chinese (simplified). */
 export function hanStyleOfText(text: string): HanStyle {
-  if (matchesBeyondAscii(/[\p{Script=Hiragana}\p{Script=Katakana}]/u, text)) return "japanese";
-  if (matchesBeyondAscii(/\p{Script=Hangul}/u, text)) return "korean";
-  if (matchesBeyondAscii(/\p{Script=Bopomofo}/u, text)) return "traditionalChinese";
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) return "japanese";
+  if (/\p{Script=Hangul}/u.test(text)) return "korean";
+  if (/\p{Script=Bopomofo}/u.test(text)) return "traditionalChinese";
   return "simplifiedChinese";
 }
 
-/** Stretches of characters beyond ASCII. */
-// eslint-disable-next-line no-control-regex -- every ASCII character, controls among them, is what this leaves out
-const BEYOND_ASCII = /[^\x00-\x7f]+/g;
+// eslint-disable-next-line no-control-regex -- every ASCII character, controls among them, is what this finds
+const ASCII_RUNS = /[\x00-\x7f]+/g;
 
 /**
- * Does a test of single characters none of them ASCII (a class of scripts, marks, letters of other
- * scripts) match somewhere in the text? Tested on the text's stretches beyond ASCII only: a class of
- * Unicode properties costs about 13 ns a character, and most of a document's text is ASCII.
+ * The text's characters beyond ASCII, each stretch of ASCII between them a space: all that a test of
+ * single characters that are not ASCII (a class of scripts, marks, letters of other scripts) needs to
+ * see. Such a class costs about 13 ns a character to test, and most of a document's text is ASCII.
  */
-export function matchesBeyondAscii(test: RegExp, text: string): boolean {
-  for (const m of text.matchAll(BEYOND_ASCII)) if (test.test(m[0])) return true;
-  return false;
-}
-
+export const beyondAscii = (text: string): string => text.replace(ASCII_RUNS, " ");
 const HAN_ORDER: Record<HanStyle, Family[]> = {
   japanese: ["japanese", "simplifiedChinese", "traditionalChinese", "korean"],
   simplifiedChinese: ["simplifiedChinese", "traditionalChinese", "japanese", "korean"],
