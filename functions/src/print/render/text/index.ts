@@ -8,7 +8,6 @@ import { beyondAscii, HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, 
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
-export type { GlyphStore } from "./shape";
 export type { Paragraph } from "./paragraph";
 export { loadedFamilies } from "./fonts";
 
