@@ -17,7 +17,7 @@ export type RendererModule = typeof import("../src/print/render");
 export const RENDERER_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "index.js");
 export const FORMAT_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "format.js");
 export type FormatModule = typeof import("../src/print/render/format");
-type ScriptsModule = typeof import("../src/print/render/text/scripts");
+export type ScriptsModule = typeof import("../src/print/render/text/scripts");
 export type HanStyle = import("../src/print/render/text/scripts").HanStyle;
 const SCRIPTS_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "render", "text", "scripts.js");
 
@@ -369,10 +369,9 @@ function isRtl(language: string): boolean {
 }
 
 /** The pictures a demo instance shows, drawn as the seed draws them. */
-async function demoPictures(fixture: Fixture, id: string): Promise<Record<string, BenchPicture>> {
-  const format = require(FORMAT_MODULE) as FormatModule;
+async function demoPictures(fixture: Fixture, id: string, imagePaths: FormatModule["imagePaths"]): Promise<Record<string, BenchPicture>> {
   const out: Record<string, BenchPicture> = {};
-  for (const path of format.imagePaths(fixture.documents[`tenants/${DEMO_TENANT}/objectInstances/${id}`])) {
+  for (const path of imagePaths(fixture.documents[`tenants/${DEMO_TENANT}/objectInstances/${id}`])) {
     const picture = fixture.pictures[path];
     if (!picture) throw new Error(`${id}: no fixture picture ${path}`);
     const { bytes, contentType } = await drawPicture(picture);
@@ -381,10 +380,12 @@ async function demoPictures(fixture: Fixture, id: string): Promise<Record<string
   return out;
 }
 
-/** Builds every case. `renderer` decides the one-page cut, the language and reports page counts. */
-export async function buildCases(renderer: RendererModule): Promise<BenchCase[]> {
+/**
+ * Builds every case. `renderer` decides the one-page cut, the language and reports page counts; it and
+ * `scripts` are the compiled modules (lib/) unless given (the output check passes the sources).
+ */
+export async function buildCases(renderer: RendererModule, scripts: ScriptsModule = require(SCRIPTS_MODULE) as ScriptsModule): Promise<BenchCase[]> {
   const fixture = loadFixture();
-  const scripts = require(SCRIPTS_MODULE) as ScriptsModule;
   const targetName = String(fixture.documents[`tenants/${DEMO_TENANT}`]?.name ?? DEMO_TENANT);
   const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false, pictures?: Record<string, BenchPicture>): Promise<BenchCase> => {
     const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance), pictures };
@@ -438,7 +439,7 @@ export async function buildCases(renderer: RendererModule): Promise<BenchCase[]>
       demoInstance(fixture, "inspection-photos"),
       true,
       false,
-      await demoPictures(fixture, "inspection-photos"),
+      await demoPictures(fixture, "inspection-photos", renderer.imagePaths),
     ),
   );
   cases.push(await long("arabic-20", "w2. Arabic, ~20 pages", "right-to-left Arabic", "site-report-ar", ARABIC, ARABIC_SIZE, 20260611));

@@ -29,23 +29,40 @@ const options = { instanceId: "bench", targetName: "Acme North", generatedAt: ne
 })();
 `;
 
-const LINES: [string, string][] = [
-  ["first render of a Latin document (inspection-short): Noto Sans only", "inspection-short"],
-  ["first render of a CJK document (script-cjk): Noto Sans JP, KR and SC, Latin; no HarfBuzz", "script-cjk"],
-  ["first render of an Arabic document (script-rtl): HarfBuzz started", "script-rtl"],
-  ["first render of every script (world-scripts): twelve families, HarfBuzz", "world-scripts"],
-  ["every demo document in one process (all families, regular and bold, shaped)", "world-scripts,script-cjk,script-rtl,script-indic,script-sea,script-more,inspection-short,multilingual"],
+const LINES: [key: string, name: string, ids: string][] = [
+  ["latin", "first render of a Latin document (inspection-short): Noto Sans only", "inspection-short"],
+  ["cjk", "first render of a CJK document (script-cjk): Noto Sans JP, KR and SC, Latin; no HarfBuzz", "script-cjk"],
+  ["arabic", "first render of an Arabic document (script-rtl): HarfBuzz started", "script-rtl"],
+  ["world", "first render of every script (world-scripts): twelve families, HarfBuzz", "world-scripts"],
+  ["all", "every demo document in one process (all families, regular and bold, shaped)", "world-scripts,script-cjk,script-rtl,script-indic,script-sea,script-more,inspection-short,multilingual"],
 ];
 
-/** The table (Markdown lines), each row from a fresh process. */
-export function fontLoadingTable(): string[] {
-  const lines = ["| process | first render ms | second render ms | families loaded | RSS MiB at the end (peak) |", "| --- | ---: | ---: | ---: | ---: |"];
-  for (const [name, ids] of LINES) {
-    const out = execFileSync(process.execPath, ["-e", WORKER, ids], { cwd: FUNCTIONS_DIR, encoding: "utf8", maxBuffer: 1 << 20 });
-    const r = JSON.parse(out.trim().split("\n").at(-1)!) as { first: number; warm: number; families: number; rssMiB: number; peakRssMiB: number };
-    lines.push(`| ${name} | ${r.first.toFixed(0)} | ${r.warm.toFixed(1)} | ${r.families} | ${r.rssMiB.toFixed(0)} (${r.peakRssMiB.toFixed(0)}) |`);
-  }
-  return lines;
+export interface FontLoadingRow {
+  key: string;
+  name: string;
+  /** ms of the first render (the module loaded before it), and of the second. */
+  first: number;
+  warm: number;
+  families: number;
+  rssMiB: number;
+  peakRssMiB: number;
 }
 
-if (require.main === module) console.log(fontLoadingTable().join("\n"));
+/** Each row from a fresh process. */
+export function fontLoading(): FontLoadingRow[] {
+  return LINES.map(([key, name, ids]) => {
+    const out = execFileSync(process.execPath, ["-e", WORKER, ids], { cwd: FUNCTIONS_DIR, encoding: "utf8", maxBuffer: 1 << 20 });
+    return { key, name, ...(JSON.parse(out.trim().split("\n").at(-1)!) as Omit<FontLoadingRow, "key" | "name">) };
+  });
+}
+
+/** The rows as a Markdown table. */
+export function fontLoadingTable(rows: readonly FontLoadingRow[]): string[] {
+  return [
+    "| process | first render ms | second render ms | families loaded | RSS MiB at the end (peak) |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...rows.map((r) => `| ${r.name} | ${r.first.toFixed(0)} | ${r.warm.toFixed(1)} | ${r.families} | ${r.rssMiB.toFixed(0)} (${r.peakRssMiB.toFixed(0)}) |`),
+  ];
+}
+
+if (require.main === module) console.log(fontLoadingTable(fontLoading()).join("\n"));

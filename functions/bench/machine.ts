@@ -79,7 +79,6 @@ export function machine(): Machine {
       pdfmake: packageVersion("pdfmake"),
       [TYPST_PACKAGE]: packageVersion(TYPST_PACKAGE),
       "typst (the compiler in that addon)": typstCompilerVersion(),
-      "pdf-lib (our PDF object writer)": packageVersion("pdf-lib"),
     },
   };
 }

@@ -16,8 +16,10 @@ const STAGES: [string, RegExp][] = [
   ["subsetting fonts", /render\/ttf\.js/],
   // zlib's native calls have no url: writeSync, Zlib, init and close are its handle's.
   ["compressing streams (deflate)", /node:zlib|^(writeSync|Zlib|init|close) $/],
-  ["writing the PDF (content, fonts, objects)", /render\/pdf\.js|pdf-lib|node:internal\/crypto|^(Hash|digest|update) $/],
-  ["layout and formatting", /render\/(render|format)\.js/],
+  ["document model and formatting", /render\/(model|format|words)\.js/],
+  ["layout and pagination", /render\/(render|style|layout|blocks|table)\.js/],
+  ["drawing (content streams, marked content)", /render\/(draw|content|language|tags)\.js/],
+  ["writing the file (fonts, structure, objects)", /render\/(fontUse|structureTree|objects|pdf|file)\.js|node:internal\/crypto|^(Hash|digest|update) $/],
   ["garbage collection", /^\(garbage collector\)/],
 ];
 export const STAGE_NAMES = [...STAGES.map(([name]) => name), "other (Node.js, V8)"];

@@ -15,20 +15,12 @@ import { buildCases, RENDERER_MODULE, type BenchCase, type RendererModule } from
 import { cannotPrint, ENGINES, PEER_OF, type EngineName } from "./engines/types";
 import type { WorkerBudget, WorkerResult } from "./renderWorker";
 import { loadAverage, machine } from "./machine";
-import { markdown, type Report } from "./report";
+import { markdown } from "./report";
 import { whereTimeGoes, type WhereTimeGoes } from "./profile";
+import type { EngineCaseResult, RenderBenchResult, RenderOptionsBench, Report } from "./results";
 import { setup, type Setup } from "./setup";
 import { pairedTaggingCost, TAGGING_PAIRS, type TaggingPairs } from "./taggingPairs";
-import { median, summarize, type Summary } from "./stats";
-
-export interface RenderOptionsBench {
-  /** Worker processes per (engine, case). */
-  processes: number;
-  budget: WorkerBudget;
-  engines: readonly EngineName[];
-  /** Case keys to run (default: all). */
-  cases?: readonly string[];
-}
+import { median, summarize } from "./stats";
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptionsBench = {
   processes: 3,
@@ -36,42 +28,9 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptionsBench = {
   engines: ENGINES,
 };
 
-export interface EngineCaseResult {
-  engine: EngineName;
-  caseKey: string;
-  /** Why it did not run (then no figures). */
-  unavailable?: string;
-  pageCount?: number;
-  /** Output size; sizeVaries when processes disagreed (dates in the file, for example). */
-  sizeBytes?: number;
-  sizeVaries?: boolean;
-  /** Wall-clock ms per PDF, all measured renders of all processes pooled. */
-  timeMs?: Summary;
-  /** CPU ms per PDF, one figure per process. */
-  cpuMs?: Summary;
-  /** PDFs per second on one core (1000 / CPU ms per PDF), one figure per process. */
-  perSecondOneCore?: Summary;
-  peakMiB?: Summary;
-  idleMiB?: Summary;
-  renders?: number;
-  outputFile?: string;
-  /** The worker process before it loaded the engine (Node.js and tsx), MiB. */
-  bareMiB?: number;
-}
-
-export interface RenderBenchResult {
-  /** Our renderer's time by stage of its pipeline (profile.ts). */
-  profiles: WhereTimeGoes[];
-  /** What tagging adds to the one page, ours and Typst's, variants alternating in one process (taggingPairs.ts). */
-  taggingPairs: TaggingPairs[];
-  cases: BenchCase[];
-  results: EngineCaseResult[];
-  setupNotes: string[];
-  options: RenderOptionsBench;
-  outDir: string;
-}
-
 const WORKER = resolve(__dirname, "renderWorker.ts");
+/** Cases profiled besides the world-scripts ones (report.ts reads garbage collection's share of the long ones). */
+export const PROFILED = ["one-page", "audit-long", "table-2000"];
 const MiB = 1024 * 1024;
 
 function runWorker(engine: EngineName, casesFile: string, c: BenchCase, outDir: string, budget: WorkerBudget, env: NodeJS.ProcessEnv): WorkerResult {
@@ -158,9 +117,9 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
       else if (got?.length) results.push(aggregate(e, c, got));
     }
   }
-  // Where our time goes on the one-page and world-scripts cases: profiled after the timed renders.
+  // Where our time goes on the one-page, the long and the world-scripts cases: profiled after the timed renders.
   const profiles: WhereTimeGoes[] = [];
-  for (const c of cases.filter((x) => x.key === "one-page" || x.worldScripts)) {
+  for (const c of cases.filter((x) => PROFILED.includes(x.key) || x.worldScripts)) {
     console.log(`[bench] profile ${c.key} (ours, 3 s under the sampling profiler)`);
     profiles.push(whereTimeGoes(casesFile, c));
   }

@@ -8,7 +8,7 @@
 //   --quick                   one worker process per (engine, case), 1 s each: a smoke run, not for the report
 //   --processes=N             worker processes per (engine, case) (default 3)
 //   --engines=ours,pdfmake    rendering engines to run (default: all: ours, ours-untagged, chromium,
-//                             chromium-tagged, typst, typst-tagged, pdfmake; ours always runs)
+//                             chromium-tagged, typst, typst-warm, typst-tagged, pdfmake; ours always runs)
 //   --cases=one-page,audit-long  rendering cases to run (one-page, inspection-short, audit-long, table-2000,
 //                             world-one-page, arabic-20, japanese-20, photos)
 //   --no-write                print the report only
@@ -17,14 +17,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { FUNCTIONS_DIR } from "./cases";
 import { measureColdStart, RUNS } from "./coldStart";
-import { fontLoadingTable } from "./fonts";
+import { fontLoading } from "./fonts";
 import { shapingTable } from "./shaping";
 import { ENGINES, type EngineName } from "./engines/types";
 import { runHttpBench } from "./http";
 import { runJobsBench } from "./jobs";
 import { loadAverage, machine } from "./machine";
-import { DEFAULT_RENDER_OPTIONS, runRenderBench, type RenderOptionsBench } from "./render";
-import { markdown, type Report } from "./report";
+import { DEFAULT_RENDER_OPTIONS, runRenderBench } from "./render";
+import { markdown } from "./report";
+import type { RenderOptionsBench, Report } from "./results";
 import { ensureBuilt, setup } from "./setup";
 
 export const REPORT_FILE = join(FUNCTIONS_DIR, "docs", "BENCHMARKS.md");
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   if (args.parts.has("fonts")) {
     ensureBuilt();
     console.log("[bench] fonts: first renders in fresh processes, and the two shaping paths");
-    report.fonts = { loading: fontLoadingTable(), shaping: await shapingTable() };
+    report.fonts = { loading: fontLoading(), shaping: await shapingTable() };
   }
   if (args.parts.has("cold")) {
     ensureBuilt();

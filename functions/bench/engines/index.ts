@@ -18,6 +18,8 @@ export function createEngine(name: EngineName): Promise<Engine> {
       return createPdfmake();
     case "typst":
       return createTypst({ tagged: false });
+    case "typst-warm":
+      return createTypst({ tagged: false, warm: true });
     case "typst-tagged":
       return createTypst({ tagged: true });
   }

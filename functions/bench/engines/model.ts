@@ -12,7 +12,7 @@ export type Block =
   /** A photo or signature, drawn `width` x `height` points as ours draws it, the caption under it (a signature on a rule). */
   | { kind: "image"; label: string; path: string; picture: BenchPicture; width: number; height: number; caption: string; signature: boolean };
 
-/** Our renderer's picture geometry (render.ts): 150 ppi at most, into the value column, 190 pt high (a signature 70). */
+/** Our renderer's picture geometry (style.ts, blocks.ts): 150 ppi at most, into the value column, 190 pt high (a signature 70). */
 const VALUE_WIDTH = 595.28 - 100 - 177;
 const BOX = { width: 930, height: 530 }; // PICTURE_LIMITS.box
 function drawnSize(p: BenchPicture, signature: boolean): { width: number; height: number } {

@@ -24,16 +24,20 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export type EngineName = "ours" | "ours-untagged" | "chromium" | "chromium-tagged" | "pdfmake" | "typst" | "typst-tagged";
-/** Every engine, all run by default: ours (tagged, as the service prints) and untagged (what tagging costs), each peer untagged and tagged where it can tag. */
-export const ENGINES: readonly EngineName[] = ["ours", "ours-untagged", "chromium", "chromium-tagged", "typst", "typst-tagged", "pdfmake"];
+export type EngineName = "ours" | "ours-untagged" | "chromium" | "chromium-tagged" | "pdfmake" | "typst" | "typst-warm" | "typst-tagged";
+/**
+ * Every engine, all run by default: ours (tagged, as the service prints) and untagged (what tagging
+ * costs), each peer untagged and tagged where it can tag, and Typst also warm (its cache kept, as a server keeps it).
+ */
+export const ENGINES: readonly EngineName[] = ["ours", "ours-untagged", "chromium", "chromium-tagged", "typst", "typst-warm", "typst-tagged", "pdfmake"];
 
 export const ENGINE_LABEL: Record<EngineName, string> = {
   ours: "ours (lib/print/render), tagged (PDF/UA-1)",
   "ours-untagged": "ours, untagged (tagged: false, to measure tagging)",
   chromium: "Chromium (puppeteer-core)",
   "chromium-tagged": "Chromium, tagged PDF (puppeteer's default)",
-  typst: "Typst (typst-ts-node-compiler)",
+  typst: "Typst (typst-ts-node-compiler), cache evicted before every render",
+  "typst-warm": "Typst, warm: new content every render, nothing evicted",
   "typst-tagged": "Typst, tagged PDF (pdfTags: true, Typst's default)",
   pdfmake: "pdfmake",
 };
@@ -46,6 +50,7 @@ export const PEER_OF: Record<EngineName, Peer | undefined> = {
   ours: undefined,
   "ours-untagged": undefined,
   "typst-tagged": "typst",
+  "typst-warm": "typst",
   chromium: "chromium",
   "chromium-tagged": "chromium",
   typst: "typst",

@@ -12,6 +12,8 @@
 // document's keywords: that alone still leaves every unchanged paragraph's layout to the cache) and,
 // before it, the worker has the whole cache evicted (forget(), outside the timing), so every render
 // does the work of a new document. Fonts stay loaded (they are not part of that cache), as in a server.
+// `warm` (the engine typst-warm) evicts nothing: what a Typst server answers a stream of documents
+// with, each new but most of its content met before.
 // Tagged PDF off (`pdfTags: false`), like ours and the "chromium" engine.
 
 import type { NodeCompiler } from "@myriaddreamin/typst-ts-node-compiler";
@@ -175,7 +177,7 @@ export function typstVersion(compiler: NodeCompiler = loadTypst().NodeCompiler.c
   return Array.isArray(found) ? String(found[0]) : String(found);
 }
 
-export async function createTypst({ tagged }: { tagged: boolean }): Promise<Engine> {
+export async function createTypst({ tagged, warm = false }: { tagged: boolean; warm?: boolean }): Promise<Engine> {
   const compiler = typstCompiler();
   const mapped = new Set<string>();
   let renders = 0;
@@ -190,7 +192,7 @@ export async function createTypst({ tagged }: { tagged: boolean }): Promise<Engi
       const source = buildTypst(buildModel(c), [c.instanceId, `render ${++renders}`], new Date(c.generatedAt));
       return compilePdf(compiler, source, tagged);
     },
-    forget: () => compiler.evictCache(0),
+    forget: warm ? undefined : () => compiler.evictCache(0),
     async close() {},
   };
 }

@@ -22,6 +22,7 @@ import {
   type RenderOptions,
 } from "../../src/print/render";
 import { TrueTypeSource } from "../../src/print/render/ttf";
+import { hugeInstance, malformedInstance } from "./outputs";
 import { pageContents, structText, unmarkedContent } from "./pdfChecks";
 import { popplerLines } from "./popplerText";
 import { streamData } from "./pdfText";
@@ -395,21 +396,7 @@ describe("renderInstancePdf: tables and pagination", () => {
 
   it("splits a single value taller than a page between its lines, losing nothing", async () => {
     const words = Array.from({ length: 12000 }, (_, i) => `w${i}`);
-    const long = words.join(" ");
-    const inst: PrintableInstance = {
-      title: "Huge",
-      objectTypeName: "T",
-      sections: [
-        {
-          title: "S",
-          fields: [
-            { label: "Huge text", type: "text", value: long },
-            { label: "Huge table", type: "table", value: { columns: ["a", "b"], rows: [{ cells: ["x", long] }] } },
-            { label: "One unbreakable word", type: "url", value: "x".repeat(40000) },
-          ],
-        },
-      ],
-    };
+    const inst = hugeInstance(12000, 40000);
     const out = await renderInstancePdf(inst, options("huge"));
     expect(out.pageCount).toBeGreaterThan(10);
     const pages = await readPages(out.bytes);
@@ -497,35 +484,7 @@ describe("renderInstancePdf: file properties", () => {
 
 describe("renderInstancePdf: values of any shape", () => {
   it("never throws on malformed data and prints it as text", async () => {
-    const cyclic: Record<string, unknown> = { name: "loop" };
-    cyclic.self = cyclic;
-    const inst = {
-      title: 42,
-      objectTypeName: null,
-      sections: [
-        {
-          title: "",
-          fields: [
-            { label: "Number as text", type: "number", value: "12 kg" },
-            { label: "Boolean as text", type: "boolean", value: "yes" },
-            { label: "Impossible date", type: "date", value: "2026-02-30" },
-            { label: "Timestamp", type: "datetime", value: { seconds: 1777900000, nanoseconds: 0 } },
-            { label: "Object", type: "text", value: { a: 1, b: [true, null], c: cyclic } },
-            { label: "Big", type: "number", value: 12345678901234567890n },
-            { label: "Table as string", type: "table", value: "not a table" },
-            { label: "Table of arrays", type: "table", value: [["a", 1], ["b"]] },
-            { label: "Choices", type: "multichoice", value: ["one", 2, { three: 3 }] },
-            { label: "Unknown type", type: "signature", value: "S. Igned" },
-            { label: ["weird", "label"], type: "text", value: "ok" },
-            { label: "Controls and emoji", type: "text", value: "tab\there\u0007bell 😀 \ud800 end" },
-            null,
-            "just a string",
-          ],
-        },
-        { title: "Not an array", fields: "nope" },
-        null,
-      ],
-    } as unknown as PrintableInstance;
+    const inst = malformedInstance();
     const out = await renderInstancePdf(inst, options("weird"));
     const pages = await readPages(out.bytes);
     const text = pages.map((p) => p.text).join("\n");
@@ -662,5 +621,19 @@ describe("TrueTypeSource (checked against fontkit)", () => {
     });
     expect(subset.numGlyphs).toBeGreaterThan(gids.length); // components pulled in after the requested glyphs
     expect(subset.numGlyphs).toBeLessThan(40);
+  });
+
+  it("reads a file in part (its tables at once, glyph records as subsets need them) as it reads it whole", () => {
+    const file = require.resolve("@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf");
+    const whole = new TrueTypeSource(new Uint8Array(readFileSync(file)));
+    const part = TrueTypeSource.open(file);
+    const text = [..."日本語のテキスト、漢字とかな。ABC 123 Ωé"];
+    const gids = [0, ...text.map((c) => whole.glyphId(c.codePointAt(0)!))];
+    expect(text.map((c) => part.glyphId(c.codePointAt(0)!))).toEqual(gids.slice(1));
+    expect(gids.map((g) => part.advanceWidth(g))).toEqual(gids.map((g) => whole.advanceWidth(g)));
+    expect(part.metrics).toEqual(whole.metrics);
+    expect(part.postscriptName).toBe(whole.postscriptName);
+    expect(Buffer.from(part.subset(gids)).equals(Buffer.from(whole.subset(gids)))).toBe(true);
+    expect(Buffer.from(part.fileBytes).equals(readFileSync(file))).toBe(true);
   });
 });

@@ -3,12 +3,15 @@
 
 import { describe, expect, it } from "vitest";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
-import { documentText, type DocumentText, type Line } from "../../src/print/render/text";
+import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
 import { getFace } from "../../src/print/render/text/fonts";
 
 const graphemeStarts = (text: string): Set<number> =>
   new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
-const gids = (line: Line): number[] => line.pieces.flatMap((p) => p.glyphs.map((g) => g.gid));
+/** A piece's glyphs out of the glyph store, one object each. */
+const glyphsOf = ({ glyphs, start, end }: Piece): { gid: number; adv: number; cluster: number; clusterEnd: number }[] =>
+  Array.from({ length: end - start }, (_, k) => ({ gid: glyphs.gids[start + k], adv: glyphs.advances[start + k], cluster: glyphs.clusters[start + k], clusterEnd: glyphs.clusterEnds[start + k] }));
+const gids = (line: Line): number[] => line.pieces.flatMap((p) => glyphsOf(p).map((g) => g.gid));
 /** Each line's text, from where it starts to where the next one does. */
 const lineTexts = (lines: Line[]): string[] => lines.map((l, i) => l.text.slice(l.start, lines[i + 1]?.text === l.text ? lines[i + 1].start : undefined).trim());
 
@@ -88,7 +91,7 @@ describe("shaping", () => {
   it("orders runs visually: in a left-to-right line a Hebrew run reads right to left, numbers inside it left to right", async () => {
     const t = await text("en", "abc אבג 123 דה xyz");
     const [line] = t.wrap("abc אבג 123 דה xyz", false, Infinity);
-    const visual = line.pieces.map((p) => p.glyphs.map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+    const visual = line.pieces.map((p) => glyphsOf(p).map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
     expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
     expect(line.rtl).toBe(false);
     expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
@@ -98,8 +101,8 @@ describe("shaping", () => {
 describe("invisible formatting characters", () => {
   const latin = getFace("latin", false);
   const HYPHEN = latin.glyph(0x2010)!.gid;
-  const visual = (line: Line): string => line.pieces.map((p) => p.glyphs.map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
-  const width = (line: Line): number => line.pieces.reduce((w, p) => w + p.glyphs.reduce((v, g) => v + g.adv, 0), 0);
+  const visual = (line: Line): string => line.pieces.map((p) => glyphsOf(p).map((g) => p.source.text.slice(g.cluster, g.clusterEnd)).join("")).join("");
+  const width = (line: Line): number => line.pieces.reduce((w, p) => w + glyphsOf(p).reduce((v, g) => v + g.adv, 0), 0);
 
   // The cmap path (plain Latin) and HarfBuzz's (a combining accent in the paragraph) alike.
   it.each([
@@ -134,7 +137,7 @@ describe("invisible formatting characters", () => {
       const t = await text("en", sample);
       const [line] = t.wrap(sample, false, Infinity);
       const letters = [...sample.normalize("NFC")].filter((c) => /\p{L}/u.test(c));
-      const inked = line.pieces.flatMap((p) => p.glyphs.filter((g) => g.adv > 0 || g.gid !== 3));
+      const inked = line.pieces.flatMap((p) => glyphsOf(p).filter((g) => g.adv > 0 || g.gid !== 3));
       expect(inked.map((g) => g.gid).filter((g) => !letters.some((c) => latin.glyph(c.codePointAt(0)!)?.gid === g))).toEqual(
         sample.includes("\u0301") ? [latin.glyph(0x301)?.gid ?? inked.at(-1)!.gid] : [],
       );

@@ -1,19 +1,41 @@
-// The PDF file from pdf-lib's object model, written here rather than by pdf-lib's writers: objects
-// that are not streams (structure elements above all: one per table cell) go into object streams,
-// indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and PDF/UA-1). pdf-lib's own
-// stream writer does the same but deflates in JavaScript (pako), several times slower than Node's
-// zlib, which this uses.
+// The PDF file: objects that are not streams (structure elements above all: one per table cell) go
+// into object streams, indexed by a cross-reference stream (PDF 1.5; allowed by PDF/A-2 and
+// PDF/UA-1); streams (content, fonts, pictures) go in as they are. Deflated by Node's zlib.
 
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
-import { PDFStream, type PDFContext, type PDFObject } from "pdf-lib";
+import { Ref, serialize, Stream, streamDict, type Dict, type PdfObjects, type Value } from "./objects";
 
 /**
  * Streams are compressed from this size on: below it a deflate call (about 25 µs whatever the size,
- * measured) costs more than the bytes it saves. pdf.ts streamOf and the cross-reference stream here.
+ * measured) costs more than the bytes it saves: streamOf and the cross-reference stream.
  */
 export const COMPRESS_FROM_BYTES = 1024;
+
+/**
+ * A stream's data and its filter. Streams under 1 KiB stay uncompressed: each deflate call costs
+ * about 25 µs whatever the size (measured), a document of many scripts has dozens of small ToUnicode
+ * maps and subsets, and compressing one saves a few hundred bytes.
+ */
+export function streamOf(bytes: Uint8Array, dict: Dict = {}, level = 6): Stream {
+  return rawStream(streamData(bytes, level), dict);
+}
+
+/** A stream's data as it goes into the file: deflated at `level` from COMPRESS_FROM_BYTES on (see streamOf). */
+export interface StreamData {
+  data: Uint8Array;
+  deflated: boolean;
+}
+
+export function streamData(bytes: Uint8Array, level = 6): StreamData {
+  return bytes.length < COMPRESS_FROM_BYTES ? { data: bytes, deflated: false } : { data: deflateSync(bytes, { level }), deflated: true };
+}
+
+/** The stream of prepared data (streamOf's second half, for data kept across documents). */
+export function rawStream({ data, deflated }: StreamData, dict: Dict = {}): Stream {
+  return new Stream(deflated ? { ...dict, Filter: "FlateDecode" } : dict, data);
+}
 
 /** Objects per object stream: large enough to compress well, small enough for readers to index. */
 const OBJECTS_PER_STREAM = 200;
@@ -24,7 +46,7 @@ const OBJECT_STREAM_LEVEL = 1;
  * more. Deflating a page's 5 KB of structure elements took 40-80 µs inside a render (measured: a
  * deflate call meets cold caches there, three times its time in a loop), a twentieth of the page's
  * render, to save 4 KB; a long document's structure (hundreds of KB for a table of thousands of
- * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. pdf-lib's
+ * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. The other
  * objects (page tree, font dictionaries with their widths) are compressed from COMPRESS_FROM_BYTES.
  */
 export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
@@ -134,13 +156,10 @@ export class PackedObjects {
     return this;
   }
 
-  /** A pdf-lib object, serialized by pdf-lib. */
-  object(number: number, object: PDFObject): this {
-    const size = object.sizeInBytes();
-    this.begin(number, size);
-    object.copyBytesInto(this.buffer, this.length);
-    this.length += size;
-    return this.end();
+  /** An object given as a value (objects.ts). */
+  object(number: number, value: Value): this {
+    const text = serialize(value);
+    return this.begin(number, text.length).text(text).end();
   }
 
   /** Bytes [start, end) of the objects (a view: valid until the next object). */
@@ -342,33 +361,30 @@ export function writeObjectStreams(file: FileBytes, xref: CrossReferences, packe
 /** Bytes of packed objects [from, to). */
 const packedBytes = (packed: PackedObjects, from: number, to: number): number => (to > from ? packed.ends[to - 1] - (from > 0 ? packed.ends[from - 1] : 0) : 0);
 
+/** The trailer's references: the catalog, the document information, and the file identifier (hex, written twice). */
+export interface Trailer {
+  root: Ref;
+  info?: Ref;
+  id?: string;
+}
+
 /**
- * Serializes every indirect object of `context` (streams as they are, the others into object
- * streams after the `packed` ones: the structure tree, objects not registered with pdf-lib), with
- * the trailer's Root, Info and ID.
+ * Serializes every object of `objects` (streams as they are, the others into object streams after
+ * the `packed` ones: the structure tree, objects numbered in `objects` but written there).
  */
-export function writePdfFile(context: PDFContext, packed = new PackedObjects()): Uint8Array {
+export function writePdfFile(objects: PdfObjects, trailer: Trailer, packed = new PackedObjects()): Uint8Array {
   const file = new FileBytes();
   file.write(PDF_HEADER);
-  const objects = context.enumerateIndirectObjects();
   const structureObjects = packed.count;
   const xref = new CrossReferences();
-
-  for (const [ref, object] of objects) {
-    if (object instanceof PDFStream) {
-      object.updateDict();
-      const dict = Buffer.allocUnsafe(object.dict.sizeInBytes());
-      object.dict.copyBytesInto(dict, 0);
-      writeStreamObject(file, xref, ref.objectNumber, dict, object.getContents());
-    } else {
-      packed.object(ref.objectNumber, object);
-    }
+  for (const [number, object] of objects.entries()) {
+    if (object instanceof Stream) writeStreamObject(file, xref, number, Buffer.from(streamDict(object), "latin1"), object.data);
+    else packed.object(number, object);
   }
-  let next = context.largestObjectNumber + 1;
+  let next = objects.largestNumber + 1;
   next = writeObjectStreams(file, xref, packed, 0, structureObjects, packedBytes(packed, 0, structureObjects) >= COMPRESS_STRUCTURE_FROM_BYTES, next);
   next = writeObjectStreams(file, xref, packed, structureObjects, packed.count, packedBytes(packed, structureObjects, packed.count) >= COMPRESS_FROM_BYTES, next);
-
-  const { Root, Info, ID } = context.trailerInfo;
-  xref.write(file, next, `/Root ${String(Root)}${Info ? `/Info ${String(Info)}` : ""}${ID ? `/ID ${ID.toString()}` : ""}`);
+  const id = trailer.id === undefined ? "" : `/ID [ <${trailer.id}> <${trailer.id}> ]`;
+  xref.write(file, next, `/Root ${trailer.root.number} 0 R${trailer.info ? `/Info ${trailer.info.number} 0 R` : ""}${id}`);
   return file.take();
 }

@@ -57,31 +57,53 @@ export class Formatter {
   readonly locale: string;
   readonly timeZone: string;
   readonly words: Words;
-  private readonly dateFormat: Intl.DateTimeFormat;
-  private readonly instantDateFormat: Intl.DateTimeFormat;
-  private readonly dateTimeFormat: Intl.DateTimeFormat;
-  private readonly dateTimeSecondsFormat: Intl.DateTimeFormat;
-  private readonly numberFormat: Intl.NumberFormat;
-  private readonly wholeNumberFormat: Intl.NumberFormat;
-  private readonly scientificFormat: Intl.NumberFormat;
+  /** The locale's formats, each made on first use: making them all took 20 ms of a process's first render (ICU's data), and most documents use a few. */
+  private readonly formats: Partial<Record<"date" | "instantDate" | "dateTime" | "dateTimeSeconds", Intl.DateTimeFormat> & Record<"number" | "wholeNumber" | "scientific", Intl.NumberFormat>> = {};
 
   constructor(locale: string = DEFAULT_LOCALE, timeZone: string = DEFAULT_TIME_ZONE) {
     this.locale = locale;
     this.timeZone = timeZone;
     this.words = wordsFor(locale);
-    // A calendar date is formatted as the UTC day it names, whatever the document's zone.
-    this.dateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
-    this.instantDateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone });
-    const time = { year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short", timeZone } as const;
-    this.dateTimeFormat = new Intl.DateTimeFormat(locale, time);
-    // With seconds, ICU drops the leading zero of an hour that the locale pads without them (en-GB
-    // "04:12" but "4:12:05"): the hour as the format without seconds writes it.
-    const probe = new Intl.DateTimeFormat(locale, { ...time, timeZone: "UTC" }).formatToParts(Date.UTC(2000, 0, 1, 4));
-    const hour = probe.find((p) => p.type === "hour")?.value.length === 2 ? "2-digit" : "numeric";
-    this.dateTimeSecondsFormat = new Intl.DateTimeFormat(locale, { ...time, hour, second: "2-digit" });
-    this.numberFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, useGrouping: "min2" });
-    this.wholeNumberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 0, useGrouping: "min2" });
-    this.scientificFormat = new Intl.NumberFormat(locale, { maximumSignificantDigits: 15, notation: "scientific" });
+  }
+
+  // A calendar date is formatted as the UTC day it names, whatever the document's zone.
+  private get dateFormat(): Intl.DateTimeFormat {
+    return (this.formats.date ??= new Intl.DateTimeFormat(this.locale, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }));
+  }
+
+  private get instantDateFormat(): Intl.DateTimeFormat {
+    return (this.formats.instantDate ??= new Intl.DateTimeFormat(this.locale, { year: "numeric", month: "long", day: "numeric", timeZone: this.timeZone }));
+  }
+
+  private get time(): Intl.DateTimeFormatOptions {
+    return { year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short", timeZone: this.timeZone };
+  }
+
+  private get dateTimeFormat(): Intl.DateTimeFormat {
+    return (this.formats.dateTime ??= new Intl.DateTimeFormat(this.locale, this.time));
+  }
+
+  private get dateTimeSecondsFormat(): Intl.DateTimeFormat {
+    if (!this.formats.dateTimeSeconds) {
+      // With seconds, ICU drops the leading zero of an hour that the locale pads without them (en-GB
+      // "04:12" but "4:12:05"): the hour as the format without seconds writes it.
+      const probe = new Intl.DateTimeFormat(this.locale, { ...this.time, timeZone: "UTC" }).formatToParts(Date.UTC(2000, 0, 1, 4));
+      const hour = probe.find((p) => p.type === "hour")?.value.length === 2 ? "2-digit" : "numeric";
+      this.formats.dateTimeSeconds = new Intl.DateTimeFormat(this.locale, { ...this.time, hour, second: "2-digit" });
+    }
+    return this.formats.dateTimeSeconds;
+  }
+
+  private get numberFormat(): Intl.NumberFormat {
+    return (this.formats.number ??= new Intl.NumberFormat(this.locale, { maximumSignificantDigits: 15, useGrouping: "min2" }));
+  }
+
+  private get wholeNumberFormat(): Intl.NumberFormat {
+    return (this.formats.wholeNumber ??= new Intl.NumberFormat(this.locale, { maximumFractionDigits: 0, useGrouping: "min2" }));
+  }
+
+  private get scientificFormat(): Intl.NumberFormat {
+    return (this.formats.scientific ??= new Intl.NumberFormat(this.locale, { maximumSignificantDigits: 15, notation: "scientific" }));
   }
 
   /** A calendar date (month0: 0-11). */

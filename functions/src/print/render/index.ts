@@ -1,6 +1,7 @@
 // The PDF renderer for object instances: a pure module (no Firebase, no I/O besides reading the
-// bundled font files once per process). See render.ts for the layout, format.ts for the locale and
-// time zone, text/ for fonts, shaping, bidi and line breaking, pdf.ts for the file.
+// bundled font files once per process). See render.ts for its stages (model, layout, drawing, file),
+// style.ts for the layout's numbers, format.ts for the locale and time zone, text/ for fonts,
+// shaping, bidi and line breaking.
 
 export type {
   PrintableField,

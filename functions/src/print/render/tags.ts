@@ -1,8 +1,8 @@
 // The document's logical structure (tagged PDF, PDF/UA-1): elements in reading order, each holding
 // marked content of the pages (by MCID) and child elements. The layout adds elements as it places
-// what they show and marks the content it draws for them; whatever it draws for no element (rules,
-// fills, running headers, footers, a table's repeated header row) is an artifact. pdf.ts writes the
-// elements as the StructTreeRoot and the ParentTree.
+// what they show and the drawing stage marks the content it draws for them; whatever is drawn for no
+// element (rules, fills, running headers, footers, a table's repeated header row) is an artifact.
+// structureTree.ts writes the elements as the StructTreeRoot and the ParentTree.
 //
 // Elements and their kids are kept in flat arrays of small integers rather than an object and an
 // array per element: a page has a hundred elements, a long table tens of thousands, and the writer

@@ -10,9 +10,20 @@
 // costs 0.3-1 ms per string; and loading the module alone takes about 230 ms of a cold start. The
 // tables read here are few and simple; the tests check every mapping and glyph against fontkit.
 
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
 interface Table {
   offset: number;
   length: number;
+}
+
+/** Tables a subset or a render reads besides the glyph outlines (glyf): what a file read in part reads at once. */
+const TABLES_READ_AT_ONCE = new Set(["head", "hhea", "maxp", "hmtx", "loca", "cmap", "OS/2", "post", "name", "cvt ", "fpgm", "prep"]);
+
+/** A font file read in part (TrueTypeSource.open): the file, and which glyph records are in memory. */
+interface PartFile {
+  fd: number;
+  glyphsRead: Uint8Array;
 }
 
 const ARG_1_AND_2_ARE_WORDS = 0x0001;
@@ -56,7 +67,14 @@ export class TrueTypeSource {
   readonly postscriptName: string;
   private readonly lookupCmap: (cp: number) => number;
 
-  constructor(bytes: Uint8Array) {
+  /**
+   * A font in `bytes`: the whole file, or (`partFile`) a buffer of the file's size holding only the
+   * tables TABLES_READ_AT_ONCE lists, the glyph records read from the file when a subset needs them.
+   */
+  constructor(
+    bytes: Uint8Array,
+    private partFile?: PartFile,
+  ) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const numTables = this.view.getUint16(4);
@@ -98,6 +116,57 @@ export class TrueTypeSource {
     this.lookupCmap = this.readCmap();
   }
 
+  /**
+   * A font file read in part: the table directory and the tables a render needs first, not the glyph
+   * outlines (a CJK file is 5-10 MB, nearly all outlines; reading the files whole took about 40 ms of a
+   * process's first world-scripts render, under the profiler). The buffer has the file's size.
+   */
+  static open(path: string): TrueTypeSource {
+    const fd = openSync(path, "r");
+    try {
+      // Not zeroed (Buffer.allocUnsafeSlow): only the parts read from the file are ever read from it.
+      const buffer = Buffer.allocUnsafeSlow(fstatSync(fd).size);
+      const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      readSync(fd, bytes, 0, 12, 0);
+      const numTables = (bytes[4] << 8) | bytes[5];
+      readSync(fd, bytes, 12, 16 * numTables, 12);
+      const view = new DataView(bytes.buffer);
+      for (let i = 0; i < numTables; i++) {
+        const rec = 12 + 16 * i;
+        const tag = String.fromCharCode(bytes[rec], bytes[rec + 1], bytes[rec + 2], bytes[rec + 3]);
+        const offset = view.getUint32(rec + 8);
+        const length = Math.min(view.getUint32(rec + 12), bytes.length - offset);
+        if (TABLES_READ_AT_ONCE.has(tag) && length > 0) readSync(fd, bytes, offset, length, offset);
+      }
+      const source = new TrueTypeSource(bytes, { fd, glyphsRead: new Uint8Array(0) });
+      source.partFile!.glyphsRead = new Uint8Array(source.numGlyphs);
+      return source;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The whole file's bytes (HarfBuzz shapes with them): what was not read is read now. */
+  get fileBytes(): Uint8Array {
+    if (this.partFile) {
+      readSync(this.partFile.fd, this.bytes, 0, this.bytes.length, 0);
+      closeSync(this.partFile.fd);
+      this.partFile = undefined;
+    }
+    return this.bytes;
+  }
+
+  /** Makes sure a glyph's record is in memory (a file read in part reads it now). */
+  private readGlyph(gid: number): void {
+    const part = this.partFile;
+    if (!part || part.glyphsRead[gid]) return;
+    const start = this.table("glyf").offset + this.glyphOffsets[gid];
+    const length = this.glyphOffsets[gid + 1] - this.glyphOffsets[gid];
+    if (length > 0 && start + length <= this.bytes.length) readSync(part.fd, this.bytes, start, length, start);
+    part.glyphsRead[gid] = 1;
+  }
+
   /** The glyph id of a code point, 0 (.notdef) when the font has none. */
   glyphId(cp: number): number {
     const gid = this.lookupCmap(cp);
@@ -106,7 +175,8 @@ export class TrueTypeSource {
 
   /** A glyph's advance width, in font units. */
   advanceWidth(gid: number): number {
-    return this.horizontalMetrics(gid)[0];
+    const hmtx = this.table("hmtx").offset;
+    return this.view.getUint16(hmtx + 4 * (gid < this.numberOfHMetrics ? gid : this.numberOfHMetrics - 1));
   }
 
   private readPostscriptName(): string {
@@ -263,6 +333,7 @@ export class TrueTypeSource {
     // Pass 1 (`order` grows while composites pull in their components): the glyphs and their sizes.
     let glyfSize = 0;
     for (let i = 0; i < order.length; i++) {
+      this.readGlyph(order[i]);
       const start = this.glyphOffsets[order[i]];
       const end = this.glyphOffsets[order[i] + 1];
       const length = end > start ? end - start : 0;

@@ -3,6 +3,7 @@
 // text, which has no spaces between words and which UAX #14 leaves to such a dictionary (class SA).
 
 import LineBreaker from "linebreak";
+import { beyondAscii } from "./scripts";
 
 const DICTIONARY_SCRIPTS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const isDictionaryChar = (ch: string | undefined): boolean => ch !== undefined && DICTIONARY_SCRIPTS.test(ch);
@@ -14,7 +15,7 @@ export function breakOpportunities(text: string): Uint8Array {
   const out = new Uint8Array(text.length + 1);
   const breaker = new LineBreaker(text);
   for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) out[bk.position] = 1;
-  if (DICTIONARY_SCRIPTS.test(text)) {
+  if (DICTIONARY_SCRIPTS.test(beyondAscii(text))) {
     words ??= new Intl.Segmenter("th", { granularity: "word" });
     for (const { index } of words.segment(text)) {
       // Between words, not before a punctuation mark (Burmese ။ and ၊, Khmer ។ are words to ICU; UAX #14 keeps them with the word before).

@@ -5,9 +5,9 @@
 //
 // Each file is read and parsed on first use and kept for the life of the process: a Latin-only
 // document never reads a CJK font. A parsed face holds no per-document state (each document
-// collects its own glyphs, see pdf.ts).
+// collects its own glyphs, see fontUse.ts).
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
 import { TrueTypeSource } from "../ttf";
@@ -106,21 +106,22 @@ export class Face {
   readonly family: Family;
   readonly bold: boolean;
   readonly source: TrueTypeSource;
-  private readonly bytes: Uint8Array;
   readonly postscriptName: string;
   /** font units -> 1/1000 em */
   readonly scale: number;
   private readonly glyphs = new Map<number, CmapGlyph | null>();
   private shaperFont: HarfBuzz.Font | undefined;
 
-  constructor(family: Family, bold: boolean, bytes: Uint8Array) {
+  constructor(family: Family, bold: boolean, source: TrueTypeSource) {
     this.family = family;
     this.bold = bold;
-    this.bytes = bytes;
-    this.source = new TrueTypeSource(bytes);
+    this.source = source;
     this.postscriptName = this.source.postscriptName.replace(/[^A-Za-z0-9-]/g, "") || "Font";
     this.scale = 1000 / this.source.metrics.unitsPerEm;
   }
+
+  /** Advances in whole 1/1000 em by glyph id, filled as they are asked for (-1: not yet). */
+  private advances?: Int32Array;
 
   /** The glyph of a code point through the cmap, or undefined when the font has none. */
   glyph(cp: number): CmapGlyph | undefined {
@@ -133,37 +134,65 @@ export class Face {
     return ref ?? undefined;
   }
 
+  /** The glyph id of a code point through the cmap, 0 when the font has none (the text stage's lookup: no object per call). */
+  gidOf(cp: number): number {
+    if (cp > 0xffff) return this.glyph(cp)?.gid ?? 0;
+    this.bmp ??= new Int32Array(0x10000);
+    const known = this.bmp[cp];
+    if (known !== 0) return known < 0 ? 0 : known;
+    const gid = this.source.glyphId(cp);
+    this.bmp[cp] = gid === 0 ? -1 : gid;
+    return gid;
+  }
+  /** gidOf's answers for the Basic Multilingual Plane: 0 not asked yet, -1 none, else the glyph id. */
+  private bmp?: Int32Array;
+
   has(cp: number): boolean {
-    return this.glyph(cp) !== undefined;
+    return this.gidOf(cp) !== 0;
   }
 
   /** A glyph's advance width in whole 1/1000 em, as the PDF's /W records it. */
   advance(gid: number): number {
-    return Math.round(this.source.advanceWidth(gid) * this.scale);
+    if (!this.advances) this.advances = new Int32Array(this.source.numGlyphs).fill(-1);
+    let advance = this.advances[gid];
+    if (advance === undefined) return Math.round(this.source.advanceWidth(gid) * this.scale);
+    if (advance < 0) this.advances[gid] = advance = Math.round(this.source.advanceWidth(gid) * this.scale);
+    return advance;
   }
 
   /** The face as HarfBuzz shapes with it (created on first use; holds a copy of the font file). */
   shaper(hb: typeof HarfBuzz): HarfBuzz.Font {
-    if (!this.shaperFont) this.shaperFont = new hb.Font(new hb.Face(new hb.Blob(this.bytes), 0));
+    if (!this.shaperFont) this.shaperFont = new hb.Font(new hb.Face(new hb.Blob(this.source.fileBytes), 0));
     return this.shaperFont;
   }
 }
 
-const faces = new Map<string, Face>();
+/** Faces loaded, by family: regular and bold. */
+const faces = new Map<Family, [regular?: Face, bold?: Face]>();
+
+/** Files this large (the CJK families: 5-10 MB each, nearly all glyph outlines) are read in part (TrueTypeSource.open). */
+const READ_IN_PART_FROM_BYTES = 2 * 1024 * 1024;
 
 /** A family's regular or bold face, loaded on first use and kept for the life of the process. */
 export function getFace(family: Family, bold: boolean): Face {
-  const key = `${family}:${bold ? 1 : 0}`;
-  let face = faces.get(key);
+  let weights = faces.get(family);
+  if (!weights) faces.set(family, (weights = []));
+  let face = weights[bold ? 1 : 0];
   if (!face) {
-    const buffer = readFileSync(fontPath(FAMILY_FILES[family][bold ? 1 : 0]));
-    face = new Face(family, bold, new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
-    faces.set(key, face);
+    const path = fontPath(FAMILY_FILES[family][bold ? 1 : 0]);
+    let source: TrueTypeSource;
+    if (statSync(path).size >= READ_IN_PART_FROM_BYTES) source = TrueTypeSource.open(path);
+    else {
+      const buffer = readFileSync(path);
+      source = new TrueTypeSource(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+    }
+    face = new Face(family, bold, source);
+    weights[bold ? 1 : 0] = face;
   }
   return face;
 }
 
 /** The families whose files this process has read so far (for tests and benchmarks). */
 export function loadedFamilies(): Family[] {
-  return [...new Set([...faces.values()].map((f) => f.family))];
+  return [...faces].filter(([, weights]) => weights.some(Boolean)).map(([family]) => family);
 }

@@ -2,9 +2,9 @@
 // the steps). One `DocumentText` per document holds what its strings share: language, direction, the Han
 // forms, and the count of characters no font has.
 
-import { loadShaper, NEEDS_SHAPING } from "./shape";
+import { glyphStore, loadShaper, NEEDS_SHAPING, releaseGlyphStore } from "./shape";
 import { Paragraph, type Line, type TextContext } from "./paragraph";
-import { HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
+import { beyondAscii, HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
 export type { Line, Piece } from "./paragraph";
@@ -14,7 +14,7 @@ export { loadedFamilies } from "./fonts";
 /** Scripts written right to left (ISO 15924): a document in a language written in one is laid out right to left. */
 const RTL_SCRIPTS = new Set(["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg", "Samr", "Mand"]);
 
-/** A letter of another script than Latin, Greek or Cyrillic. */
+/** A letter of another script than Latin, Greek or Cyrillic (no ASCII letter is one). */
 const OTHER_LETTER = /[^\P{L}\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 
 /** The language of a script class's characters, where the class has one ("cjk": the Han style's). */
@@ -26,9 +26,12 @@ const CLASS_LANGUAGE = new Map<ScriptClass, string>([
   ["latin", "en-GB"],
 ]);
 
-/** The language that has the most characters in `text`, by their scripts (en-GB when none has any; ties: the first in CLASS_LANGUAGE). */
-function dominantLanguage(text: string, han: HanStyle): string {
-  if (!OTHER_LETTER.test(text)) return "en-GB";
+/**
+ * The language that has the most characters in `text`, by their scripts (en-GB when none has any;
+ * ties: the first in CLASS_LANGUAGE). `beyond`: the text's characters beyond ASCII (beyondAscii).
+ */
+function dominantLanguage(text: string, beyond: string, han: HanStyle): string {
+  if (!OTHER_LETTER.test(beyond)) return "en-GB";
   // One pass, each character's script from scriptOf's cache (a regular expression per script was
   // twenty passes over the text).
   const counts = new Map<string, number>();
@@ -58,22 +61,38 @@ export interface TextSettings {
   readonly han: HanStyle;
 }
 
+/** languageOf's answers, by the tag asked for (ICU's canonical form and likely script cost tens of µs a document). */
+const LANGUAGES = new Map<string, { language: string; rtl: boolean }>();
+
+/** A language tag in its canonical form (en-GB when it is none), and whether it is written right to left. */
+function languageOf(tag: string): { language: string; rtl: boolean } {
+  let answer = LANGUAGES.get(tag);
+  if (!answer) {
+    let language: string;
+    try {
+      language = new Intl.Locale(tag).toString();
+    } catch {
+      language = "en-GB";
+    }
+    // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
+    answer = { language, rtl: RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "") };
+    // Bounded: a locale that validation accepted, or one of the scripts' own languages.
+    if (LANGUAGES.size < 1000) LANGUAGES.set(tag, answer);
+  }
+  return answer;
+}
+
 /**
  * A document's language, direction and Han forms: from `locale` when given, else from its content
  * (`allText`: every string it prints). Loads the shaper when the content needs it.
  */
 export async function documentText(allText: string, locale?: string, maxRuns = Infinity): Promise<DocumentText> {
-  const han = hanStyleOfLocale(locale) ?? hanStyleOfText(allText);
-  let language = locale ?? dominantLanguage(allText, han);
-  try {
-    language = new Intl.Locale(language).toString();
-  } catch {
-    language = "en-GB";
-  }
-  // By the script the language is written in (CLDR's likely subtags): pa-PK is Punjabi in Arabic letters.
-  const rtl = RTL_SCRIPTS.has(new Intl.Locale(language).maximize().script ?? "");
-  if (rtl || NEEDS_SHAPING.test(allText)) await loadShaper();
-  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns });
+  // The scripts are tested on the text's characters beyond ASCII (none of the tests matches an ASCII character).
+  const beyond = beyondAscii(allText);
+  const han = hanStyleOfLocale(locale) ?? hanStyleOfText(beyond);
+  const { language, rtl } = languageOf(locale ?? dominantLanguage(allText, beyond, han));
+  if (rtl || NEEDS_SHAPING.test(beyond)) await loadShaper();
+  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
 }
 
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
@@ -83,7 +102,8 @@ export function splitLines(text: string): string[] {
 
 export class DocumentText {
   private readonly ctx: TextContext;
-  private readonly cache = new Map<string, Paragraph>();
+  /** Short paragraphs, regular and bold, by text. */
+  private readonly cache = [new Map<string, Paragraph>(), new Map<string, Paragraph>()];
 
   constructor(ctx: TextContext) {
     this.ctx = ctx;
@@ -106,13 +126,18 @@ export class DocumentText {
   /** One paragraph, shaped (short strings are cached: labels, markers and footers repeat). */
   paragraph(text: string, bold: boolean): Paragraph {
     if (text.length > 64) return new Paragraph(text, bold, this.ctx);
-    const key = `${bold ? 1 : 0}${text}`;
-    let p = this.cache.get(key);
+    const cache = this.cache[bold ? 1 : 0];
+    let p = cache.get(text);
     if (!p) {
       p = new Paragraph(text, bold, this.ctx);
-      this.cache.set(key, p);
+      cache.set(text, p);
     }
     return p;
+  }
+
+  /** Done with the text: its glyphs may be written over by another document's (nothing reads its lines again). */
+  release(): void {
+    releaseGlyphStore(this.ctx.glyphs);
   }
 
   /** Each line of the text as a shaped paragraph. */

@@ -9,7 +9,7 @@ import { BIDI_CONTROLS, HAS_BIDI_CONTROL } from "./bidiControls";
 import { breakOpportunities } from "./breaks";
 import { getFace, type Face } from "./fonts";
 import { fontChain, scriptOf, type HanStyle } from "./scripts";
-import { isIgnorable, shapeRun, type Glyph } from "./shape";
+import { isIgnorable, shapeRun, type GlyphStore } from "./shape";
 
 /** What a document's text shares: its language (Han forms, shaping), direction, and what could not print. */
 export interface TextContext {
@@ -29,11 +29,13 @@ export interface TextContext {
    */
   runsLeft: number;
   readonly maxRuns: number;
+  /** Where the document's glyphs are shaped into. */
+  readonly glyphs: GlyphStore;
 }
 
 /**
  * What the pieces of one paragraph share: its text, and one object per paragraph, so that what the
- * PDF stage finds in the text (pdf.ts: where its Greek words and its kana are) is found once per
+ * PDF stage finds in the text (language.ts: where its Greek words and its kana are) is found once per
  * paragraph rather than once per piece.
  */
 export interface PieceSource {
@@ -43,11 +45,13 @@ export interface PieceSource {
   readonly greekOrCyrillic: boolean;
 }
 
-/** Glyphs of one face and direction inside a line, in visual order. */
+/** Glyphs of one face and direction inside a line, in visual order: [start, end) of the document's glyph store. */
 export interface Piece {
   readonly face: Face;
   readonly rtl: boolean;
-  readonly glyphs: readonly Glyph[];
+  readonly glyphs: GlyphStore;
+  readonly start: number;
+  readonly end: number;
   readonly source: PieceSource;
 }
 
@@ -61,12 +65,14 @@ export interface Line {
   readonly start: number;
 }
 
+/** A run of one face and level: text [start, end), its glyphs [first, last) of the glyph store, in visual order. */
 interface Run {
   start: number;
   end: number;
   level: number;
   face: Face;
-  glyphs: Glyph[];
+  first: number;
+  last: number;
 }
 
 const REPLACEMENT = "\ufffd";
@@ -139,6 +145,7 @@ function boundClusters(text: string): string {
 export class Paragraph {
   readonly text: string;
   readonly rtl: boolean;
+  private readonly glyphs: GlyphStore;
   /** Its pieces' source. */
   private readonly source: PieceSource;
   private readonly runs: Run[];
@@ -163,6 +170,7 @@ export class Paragraph {
       ({ text, faceAt } = pickFonts(cleaned, bold, ctx));
     }
     this.text = text;
+    this.glyphs = ctx.glyphs;
     this.source = { text, greekOrCyrillic };
     const n = text.length;
 
@@ -186,16 +194,18 @@ export class Paragraph {
       let j = i + 1;
       while (j < n && (faceAt[j] ?? latin) === face && (levels ? levels[j] : 0) === level) j++;
       if (--ctx.runsLeft < 0) throw new LayoutLimitExceeded("runs", ctx.maxRuns);
-      this.runs.push({ start: i, end: j, level, face, glyphs: shapeRun(text, i, j, face, level % 2 === 1, ctx.language) });
+      const first = shapeRun(ctx.glyphs, text, i, j, face, level % 2 === 1, ctx.language);
+      this.runs.push({ start: i, end: j, level, face, first, last: ctx.glyphs.length });
       i = j;
     }
 
     this.advance = new Float64Array(n + 1);
     this.clusterStart = new Uint8Array(n + 1);
+    const { advances, clusters } = ctx.glyphs;
     for (const run of this.runs) {
-      for (const g of run.glyphs) {
-        this.advance[g.cluster] += g.adv;
-        this.clusterStart[g.cluster] = 1;
+      for (let g = run.first; g < run.last; g++) {
+        this.advance[clusters[g]] += advances[g];
+        this.clusterStart[clusters[g]] = 1;
       }
     }
     this.breaks = breakOpportunities(text);
@@ -243,7 +253,7 @@ export class Paragraph {
           continue;
         }
         // After a soft hyphen, a break shows a hyphen: it must fit too.
-        if (this.breaks[i] && seenInk && (this.text.charCodeAt(i - 1) !== SOFT_HYPHEN || width + this.hyphenAt(i - 1).adv <= max)) lastBreak = i;
+        if (this.breaks[i] && seenInk && (this.text.charCodeAt(i - 1) !== SOFT_HYPHEN || width + this.hyphenAt(i - 1).advance <= max)) lastBreak = i;
         if (seenInk && width + this.advance[i] > max) break;
         width += this.advance[i];
         seenInk = true;
@@ -289,14 +299,14 @@ export class Paragraph {
   }
 
   /** The hyphen a soft hyphen at index i shows at a line's end, in its run's face (else the Latin one's). */
-  private hyphenAt(i: number): Glyph {
+  private hyphenAt(i: number): { face: Face; gid: number; advance: number } {
     let face = this.runs[this.runIndex(i)].face;
     let g = face.glyph(0x2010) ?? face.glyph(0x2d);
     if (!g) {
       face = getFace("latin", face.bold);
       g = face.glyph(0x2010)!;
     }
-    return { face, gid: g.gid, adv: g.adv, dx: 0, dy: 0, cluster: i, clusterEnd: i + 1 };
+    return { face, gid: g.gid, advance: g.adv };
   }
 
   /**
@@ -307,18 +317,19 @@ export class Paragraph {
     while (end > start && this.text.charCodeAt(end - 1) === 0x20) end--;
     const hyphen = hyphenate ? this.hyphenAt(end - 1) : undefined;
     if (hyphenate) end--;
-    let width = hyphen?.adv ?? 0;
+    let width = hyphen?.advance ?? 0;
     for (let i = start; i < end; i++) width += this.advance[i];
     const pieces: { piece: Piece; level: number }[] = [];
     // Runs are in text order: from the one that holds `start` to the last that begins before `end`.
     for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
-      const glyphs = run.start >= start && run.end <= end ? run.glyphs : sliceRun(run, start, end);
-      if (glyphs.length > 0) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs, source: this.source }, level: run.level });
+      const [from, to] = run.start >= start && run.end <= end ? [run.first, run.last] : sliceRun(this.glyphs, run, start, end);
+      if (to > from) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source }, level: run.level });
     }
     if (hyphen) {
       const level = this.runs[this.runIndex(end)].level;
-      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: [hyphen], source: this.source }, level });
+      const at = this.glyphs.push(hyphen.gid, hyphen.advance, 0, 0, end, end + 1);
+      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: this.glyphs, start: at, end: at + 1, source: this.source }, level });
     }
     let maxLevel = 0;
     let minOdd = Infinity;
@@ -349,25 +360,25 @@ export class Paragraph {
 }
 
 /**
- * The glyphs of a run whose clusters lie in [start, end): a contiguous stretch, found by binary
- * search (clusters ascend in a left-to-right run, descend in a right-to-left one), so that cutting a
- * long paragraph into lines stays linear.
+ * The glyphs of a run whose clusters lie in [start, end): a contiguous stretch [from, to), found by
+ * binary search (clusters ascend in a left-to-right run, descend in a right-to-left one), so that
+ * cutting a long paragraph into lines stays linear.
  */
-function sliceRun(run: Run, start: number, end: number): Glyph[] {
-  const glyphs = run.glyphs;
+function sliceRun(glyphs: GlyphStore, run: Run, start: number, end: number): [from: number, to: number] {
+  const clusters = glyphs.clusters;
   const rtl = run.level % 2 === 1;
   // The first index whose cluster is at or past `at` in the run's visual order.
   const firstFrom = (at: number): number => {
-    let lo = 0;
-    let hi = glyphs.length;
+    let lo = run.first;
+    let hi = run.last;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (rtl ? glyphs[mid].cluster >= at : glyphs[mid].cluster < at) lo = mid + 1;
+      if (rtl ? clusters[mid] >= at : clusters[mid] < at) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   };
-  return rtl ? glyphs.slice(firstFrom(end), firstFrom(start)) : glyphs.slice(firstFrom(start), firstFrom(end));
+  return rtl ? [firstFrom(end), firstFrom(start)] : [firstFrom(start), firstFrom(end)];
 }
 
 /** Does the face have every character of the text (ignorables aside)? */
@@ -383,48 +394,55 @@ function covers(face: Face, text: string): boolean {
 /** Characters that join the one before into a grapheme cluster (marks, joiners, modifiers, flags, jamo). */
 const EXTENDS = /\p{M}|\u200d|[\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u1160-\u11ff\ud7b0-\ud7ff\u{e0020}-\u{e007f}]/u;
 
-/** Grapheme clusters: ICU's segmenter where a character may extend another, else code point by code point (faster). */
-function* clusters(input: string): Iterable<string> {
-  if (!EXTENDS.test(input)) return yield* input;
-  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
-  // One at a time: an array of a long paragraph's segments was a sixteenth of a long Khmer render.
-  for (const { segment } of graphemes.segment(input)) yield segment;
+function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
+  const faceAt: Face[] = [];
+  let previous: Face | undefined;
+  // The text with U+FFFD for what no font has, made only once something is replaced (else the input).
+  let replaced: string | undefined;
+  const pick = (segment: string | undefined, cp: number, at: number, length: number): void => {
+    let face = faceFor(segment, cp, previous, bold, ctx);
+    if (face) {
+      if (replaced !== undefined) replaced += segment ?? String.fromCodePoint(cp);
+    } else {
+      face = getFace("latin", bold);
+      replaced = (replaced ?? input.slice(0, at)) + REPLACEMENT;
+      ctx.missing++;
+    }
+    // The face of each UTF-16 unit of the text so far.
+    const textLength = replaced === undefined ? at + length : replaced.length;
+    while (faceAt.length < textLength) faceAt.push(face);
+    previous = face;
+  };
+  if (!EXTENDS.test(input)) {
+    // Code point by code point: nothing extends a character (faster than ICU's segmenter).
+    for (let i = 0; i < input.length; ) {
+      const cp = input.codePointAt(i)!;
+      const length = cp > 0xffff ? 2 : 1;
+      pick(undefined, cp, i, length);
+      i += length;
+    }
+  } else {
+    graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+    // One at a time: an array of a long paragraph's segments was a sixteenth of a long Khmer render.
+    for (const { segment, index } of graphemes.segment(input)) pick(segment, segment.codePointAt(0)!, index, segment.length);
+  }
+  return { text: replaced ?? input, faceAt };
 }
 
 /**
- * A face per grapheme: the preceding grapheme's face for punctuation, digits and marks when it has
- * them (so "。" stays with its Japanese sentence), else the first face of the script's chain that has
- * every character. A grapheme no font has becomes U+FFFD, counted in `ctx.missing`.
+ * A grapheme's face (`segment`, or the code point `cp` alone when undefined): the preceding
+ * grapheme's face for punctuation, digits and marks when it has them, else the first face of the
+ * script's chain that has every character; undefined when none has.
  */
-function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
-  let text = "";
-  const faceAt: Face[] = [];
-  let previous: Face | undefined;
-  for (const segment of clusters(input)) {
-    const cp = segment.codePointAt(0)!;
-    const cls = scriptOf(cp);
-    let face: Face | undefined;
-    // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
-    const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
-    if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && covers(previous, segment)) face = previous;
-    if (!face) {
-      for (const family of fontChain(cls, cp, ctx.han)) {
-        const candidate = getFace(family, bold);
-        if (covers(candidate, segment)) {
-          face = candidate;
-          break;
-        }
-      }
-    }
-    if (face) {
-      text += segment;
-    } else {
-      face = getFace("latin", bold);
-      text += REPLACEMENT;
-      ctx.missing++;
-    }
-    while (faceAt.length < text.length) faceAt.push(face);
-    previous = face;
+function faceFor(segment: string | undefined, cp: number, previous: Face | undefined, bold: boolean, ctx: TextContext): Face | undefined {
+  const has = (face: Face): boolean => (segment === undefined ? face.has(cp) || isIgnorable(cp) : covers(face, segment));
+  const cls = scriptOf(cp);
+  // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
+  const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
+  if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && has(previous)) return previous;
+  for (const family of fontChain(cls, cp, ctx.han)) {
+    const candidate = getFace(family, bold);
+    if (has(candidate)) return candidate;
   }
-  return { text, faceAt };
+  return undefined;
 }

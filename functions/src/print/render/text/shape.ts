@@ -7,18 +7,76 @@
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
 import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face } from "./fonts";
 
-/** A glyph placed by the shaper. Units are 1/1000 em; `cluster..clusterEnd` is the text it shows. */
-export interface Glyph {
-  readonly face: Face;
-  readonly gid: number;
-  readonly adv: number;
-  readonly dx: number;
-  readonly dy: number;
-  readonly cluster: number;
-  clusterEnd: number;
+/**
+ * The glyphs a document's text was shaped into, as parallel arrays (no object per glyph: a long
+ * render made hundreds of thousands, a quarter of its time went to collecting them). A shaped run
+ * is a stretch [start, end) of it, in visual order; units are 1/1000 em, and `clusters[i]..
+ * clusterEnds[i]` is the stretch of the paragraph's text glyph i shows. The text stage writes it,
+ * the layout measures with it and the drawing stage reads it. The arrays grow by replacement: read
+ * them from the store, not from a copy kept across shaping.
+ */
+export class GlyphStore {
+  gids = new Uint16Array(256);
+  advances = new Float64Array(256);
+  dx = new Float64Array(256);
+  dy = new Float64Array(256);
+  clusters = new Int32Array(256);
+  clusterEnds = new Int32Array(256);
+  length = 0;
+
+  /** Appends a glyph; returns its index. */
+  push(gid: number, advance: number, dx: number, dy: number, cluster: number, clusterEnd: number): number {
+    const i = this.length;
+    if (i === this.gids.length) this.grow();
+    this.gids[i] = gid;
+    this.advances[i] = advance;
+    this.dx[i] = dx;
+    this.dy[i] = dy;
+    this.clusters[i] = cluster;
+    this.clusterEnds[i] = clusterEnd;
+    this.length = i + 1;
+    return i;
+  }
+
+  private grow(): void {
+    const size = this.gids.length * 2;
+    const grown = <T extends Uint16Array | Float64Array | Int32Array>(a: T, b: T): T => {
+      b.set(a);
+      return b;
+    };
+    this.gids = grown(this.gids, new Uint16Array(size));
+    this.advances = grown(this.advances, new Float64Array(size));
+    this.dx = grown(this.dx, new Float64Array(size));
+    this.dy = grown(this.dy, new Float64Array(size));
+    this.clusters = grown(this.clusters, new Int32Array(size));
+    this.clusterEnds = grown(this.clusterEnds, new Int32Array(size));
+  }
 }
 
-/** Text that needs HarfBuzz: complex scripts, marks, joiners, variation selectors, emoji sequences. */
+/** Stores of documents rendered, to be written again (a document's store grows to its glyphs: growing it anew took a tenth of a one-page render). */
+const spareStores: GlyphStore[] = [];
+/** Stores larger than this many glyphs are left to the garbage collector rather than kept. */
+const SPARE_STORE_GLYPHS = 1 << 16;
+
+/** An empty glyph store, of a document rendered earlier if one was given back (releaseGlyphStore). */
+export function glyphStore(): GlyphStore {
+  const store = spareStores.pop() ?? new GlyphStore();
+  store.length = 0;
+  return store;
+}
+
+/** Gives back a store that nothing will read again. */
+export function releaseGlyphStore(store: GlyphStore): void {
+  if (store.gids.length <= SPARE_STORE_GLYPHS && spareStores.length < 4 && !spareStores.includes(store)) spareStores.push(store);
+}
+
+/** Is there a character beyond ASCII in text[start, end)? (None of them needs shaping.) */
+function beyondAscii(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) > 0x7f) return true;
+  return false;
+}
+
+/** Text that needs HarfBuzz (none of it ASCII): complex scripts, marks, joiners, variation selectors, emoji sequences. */
 export const NEEDS_SHAPING = new RegExp(
   `\\p{M}|\\u200c|\\u200d|\\ufe0e|\\ufe0f|[\\p{Regional_Indicator}\\p{Emoji_Modifier}${SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped)
     .map((f) => `\\p{Script=${SCRIPT_FONTS[f].script}}`)
@@ -60,33 +118,34 @@ export function loadShaper(): Promise<void> {
   return loading;
 }
 
-/** Glyphs of text[start, end) in one face and direction, in visual order. */
-export function shapeRun(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
-  if (!hb || !(rtl || NEEDS_SHAPING.test(text.slice(start, end)))) return throughCmap(text, start, end, face);
-  return throughHarfBuzz(text, start, end, face, rtl, language);
+/** Shapes text[start, end) in one face and direction into `store`, in visual order; returns where its glyphs start there (they end at its length). */
+export function shapeRun(store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
+  if (!hb || !(rtl || (beyondAscii(text, start, end) && NEEDS_SHAPING.test(text.slice(start, end))))) return throughCmap(store, text, start, end, face);
+  return throughHarfBuzz(store, text, start, end, face, rtl, language);
 }
 
 /** shapeRun's HarfBuzz path, for any text (the benchmark compares it with the cmap path). Needs loadShaper(). */
-export function throughHarfBuzz(text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
+export function throughHarfBuzz(store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
   if (!hb) throw new Error("HarfBuzz is not loaded: await loadShaper() first");
-  const glyphs = withHarfBuzz(hb, text, start, end, face, rtl, language);
+  const first = withHarfBuzz(hb, store, text, start, end, face, rtl, language);
   // Each glyph learns where its cluster's text ends: clusters come in visual order, ascending in a
   // left-to-right run and descending in a right-to-left one (HarfBuzz's default cluster level).
+  const { clusters, clusterEnds } = store;
+  const count = store.length - first;
   let next = end;
-  for (let k = 0; k < glyphs.length; k++) {
-    const i = rtl ? k : glyphs.length - 1 - k; // logical order, last cluster first
-    const g = glyphs[i];
-    if (g.cluster < next) {
+  for (let k = 0; k < count; k++) {
+    const i = first + (rtl ? k : count - 1 - k); // logical order, last cluster first
+    if (clusters[i] < next) {
       // the first glyph met of a new cluster: everything from here to `next` is its text
-      const cluster = g.cluster;
-      for (let j = i; j >= 0 && j < glyphs.length && glyphs[j].cluster === cluster; j += rtl ? 1 : -1) glyphs[j].clusterEnd = next;
+      const cluster = clusters[i];
+      for (let j = i; j >= first && j < store.length && clusters[j] === cluster; j += rtl ? 1 : -1) clusterEnds[j] = next;
       next = cluster;
     }
   }
-  return glyphs;
+  return first;
 }
 
-function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): Glyph[] {
+function withHarfBuzz(h: typeof HarfBuzz, store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
   buffer ??= new h.Buffer();
   buffer.reset();
   // Some text either side is context (Arabic joins across a run's edge); not the whole paragraph,
@@ -98,31 +157,30 @@ function withHarfBuzz(h: typeof HarfBuzz, text: string, start: number, end: numb
   buffer.guessSegmentProperties();
   h.shape(face.shaper(h), buffer);
   const scale = face.scale;
-  const out: Glyph[] = [];
+  const first = store.length;
   // Infos and positions apart: getGlyphInfosAndPositions defines five properties per glyph and was a
   // sixth of a long Khmer render (measured: 740 of 4,260 ms), the garbage it left a good part of the rest.
   const infos = buffer.getGlyphInfos();
   const positions = buffer.getGlyphPositions();
   for (let i = 0; i < infos.length; i++) {
     const p = positions[i];
-    out.push({ face, gid: infos[i].codepoint, adv: (p?.xAdvance ?? 0) * scale, dx: (p?.xOffset ?? 0) * scale, dy: (p?.yOffset ?? 0) * scale, cluster: infos[i].cluster + from, clusterEnd: 0 });
+    store.push(infos[i].codepoint, (p?.xAdvance ?? 0) * scale, (p?.xOffset ?? 0) * scale, (p?.yOffset ?? 0) * scale, infos[i].cluster + from, 0);
   }
-  return out;
+  return first;
 }
 
 /** shapeRun's path for text that needs no shaping: glyph by glyph through the font's cmap. */
-export function throughCmap(text: string, start: number, end: number, face: Face): Glyph[] {
-  const out: Glyph[] = [];
+export function throughCmap(store: GlyphStore, text: string, start: number, end: number, face: Face): number {
+  const first = store.length;
   for (let i = start; i < end; i++) {
     const cp = text.codePointAt(i)!;
     const at = i;
     if (cp > 0xffff) i++;
-    const g = cp >= 0xad && isIgnorable(cp) ? undefined : face.glyph(cp);
-    const previous = out.length > 0 ? out[out.length - 1] : undefined;
+    const gid = cp >= 0xad && isIgnorable(cp) ? 0 : face.gidOf(cp);
     // A default-ignorable character prints as nothing (as HarfBuzz does) and stands for nothing.
-    if (previous && previous.clusterEnd === end) previous.clusterEnd = at;
-    if (!g) continue;
-    out.push({ face, gid: g.gid, adv: g.adv, dx: 0, dy: 0, cluster: at, clusterEnd: end });
+    if (store.length > first && store.clusterEnds[store.length - 1] === end) store.clusterEnds[store.length - 1] = at;
+    if (gid === 0) continue;
+    store.push(gid, face.advance(gid), 0, 0, at, end);
   }
-  return out;
+  return first;
 }

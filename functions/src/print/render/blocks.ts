@@ -1,0 +1,176 @@
+// The layout of the document model's blocks (model.ts): the head of the first page, sections, label/
+// value rows, paragraphs and pictures (tables: table.ts), each adding the structure elements of what
+// it places, in reading order. Page 1 opens with the title (beside the logo), the object type and the
+// target; every section is a heading kept with the start of its first field, then its fields.
+
+import { EMPTY_MARKER } from "./format";
+import { baselineIn, blockLabel, listItem, type Layout } from "./layout";
+import type { Block, DocumentModel } from "./model";
+import { table } from "./table";
+import type { PreparedImage } from "./types";
+
+/** A label/value row with a hairline under it: an item of `list`. */
+function labelValueRow(layout: Layout, list: number, label: string, value: string | undefined, rule = true): void {
+  const { page, text, leading, rowPad } = layout.style;
+  const tags = listItem(layout, list);
+  layout.placeRow({
+    cells: [
+      { x: page.marginX, width: page.labelWidth, lines: layout.wrap(text.label, label, page.labelWidth), style: text.label, element: tags.label },
+      value === undefined
+        ? { x: page.valueX, width: page.valueWidth, lines: layout.wrap(text.muted, EMPTY_MARKER, page.valueWidth), style: text.muted, element: tags.body }
+        : { x: page.valueX, width: page.valueWidth, lines: layout.wrap(text.value, value, page.valueWidth), style: text.value, element: tags.body },
+    ],
+    leading: leading.row,
+    padTop: rowPad,
+    padBottom: rowPad,
+    frame: rule ? (_top, bottom) => layout.hline(page.marginX, page.marginX + page.contentWidth, bottom, layout.style.hairline, layout.style.colors.rule) : undefined,
+  });
+}
+
+function paragraphs(layout: Layout, list: number, label: string, body: string): void {
+  const { page, text, leading, rowPad } = layout.style;
+  const tags = listItem(layout, list);
+  const labelLines = layout.wrap(text.label, label, page.contentWidth);
+  const lines = layout.wrap(text.value, body, page.contentWidth);
+  // Trailing empty lines add nothing.
+  while (lines.length > 1 && lines[lines.length - 1].pieces.length === 0) lines.pop();
+  layout.ensure(rowPad + labelLines.length * leading.row + Math.min(2, lines.length) * leading.paragraph + rowPad);
+  blockLabel(layout, labelLines, tags.label);
+  layout.y -= layout.style.paragraphGap;
+  const offset = baselineIn(leading.paragraph, text.value.size);
+  // A P per paragraph of the text (a line that starts its paragraph starts one).
+  let paragraph: number | undefined;
+  let paragraphText: string | undefined;
+  for (const line of lines) {
+    if (layout.remaining < leading.paragraph) layout.newPage();
+    // (A blank line shows nothing: no element for it.)
+    if (line.pieces.length > 0 && (paragraph === undefined || line.start === 0 || line.text !== paragraphText)) paragraph = layout.draw.structure.add("P", tags.body);
+    paragraphText = line.text;
+    layout.text(text.value, page.marginX, page.contentWidth, layout.y - offset, line, paragraph);
+    layout.y -= leading.paragraph;
+  }
+  layout.y -= rowPad;
+  layout.hline(page.marginX, page.marginX + page.contentWidth, layout.y, layout.style.hairline, layout.style.colors.rule);
+}
+
+/**
+ * An image or signature field: its label, the picture in the value column (scaled to fit, never
+ * enlarged past the style's pixels per inch), a signature standing on a rule, the caption under it.
+ */
+function picture(layout: Layout, list: number, block: Extract<Block, { kind: "picture" }>): void {
+  const { page, text, leading, rowPad, picture: p } = layout.style;
+  const { image, label, caption: captionText, signature } = block;
+  // A Figure whose alternative text is its caption (else its label), the caption after it as text.
+  const tags = listItem(layout, list);
+  const figure = layout.draw.structure.add("Figure", tags.body, { alt: captionText || label });
+  const captionElement = captionText ? layout.draw.structure.add("P", tags.body) : undefined;
+  const maxHeight = signature ? p.signatureMaxHeight : p.photoMaxHeight;
+  let width = (image.width * 72) / p.ppi;
+  let height = (image.height * 72) / p.ppi;
+  const fit = Math.min(1, page.valueWidth / width, maxHeight / height);
+  width *= fit;
+  height *= fit;
+  const caption = captionText ? layout.wrap(text.muted, captionText, page.valueWidth) : [];
+  const labelLines = layout.wrap(text.label, label, page.labelWidth);
+  const ruleGap = signature ? p.signatureGap : 0;
+  const total = rowPad + Math.max(height + ruleGap + caption.length * leading.row, labelLines.length * leading.row) + rowPad;
+  layout.ensure(total);
+  const top = layout.y;
+  const offset = baselineIn(leading.row, text.label.size);
+  labelLines.forEach((line, i) => layout.text(text.label, page.marginX, page.labelWidth, top - rowPad - i * leading.row - offset, line, tags.label));
+  const x = layout.left(page.valueX, width);
+  const y = top - rowPad - height;
+  layout.image(figure, image, x, y, width, height);
+  if (signature) layout.hline(page.valueX, page.valueX + Math.max(width, p.signatureRuleLength), y - 2, p.signatureRuleWidth, layout.style.colors.ink);
+  const captionOffset = baselineIn(leading.row, text.value.size);
+  caption.forEach((line, i) => layout.text(text.muted, page.valueX, page.valueWidth, y - ruleGap - i * leading.row - captionOffset, line, captionElement));
+  layout.y = top - total;
+  layout.hline(page.marginX, page.marginX + page.contentWidth, layout.y, layout.style.hairline, layout.style.colors.rule);
+}
+
+function field(layout: Layout, list: number, block: Block): void {
+  switch (block.kind) {
+    case "row":
+      labelValueRow(layout, list, block.label, block.value);
+      return;
+    case "paragraphs":
+      paragraphs(layout, list, block.label, block.text);
+      return;
+    case "table":
+      table(layout, list, block);
+      return;
+    case "picture":
+      picture(layout, list, block);
+      return;
+  }
+}
+
+/** Draws the logo scaled into its box, at the top of the first page (a Figure: `element`); returns its drawn height. */
+function drawLogo(layout: Layout, logo: PreparedImage, element: number): number {
+  const { page, logo: box } = layout.style;
+  const fit = Math.min(box.width / logo.width, box.height / logo.height);
+  const width = logo.width * fit;
+  const height = logo.height * fit;
+  const x = layout.left(page.marginX + page.contentWidth - width, width);
+  layout.image(element, logo, x, layout.y - height, width, height);
+  return height;
+}
+
+/**
+ * The whole document: the head (title beside the logo, object type, target; structure: H1, the
+ * logo's Figure with the target's name as its alternative text, a list of the two rows), then each
+ * section (Sect with its H2 and a list, L, of its fields, one item, LI: Lbl, LBody, each).
+ */
+export function layoutDocument(layout: Layout, model: DocumentModel, logo: PreparedImage | undefined): void {
+  const { page, text, leading, head, section: sectionStyle, colors } = layout.style;
+  const structure = layout.draw.structure;
+  const words = layout.fmt.words;
+  const headTop = layout.y;
+  const heading = structure.add("H1");
+  const logoHeight = logo ? drawLogo(layout, logo, structure.add("Figure", 0, { alt: model.targetName })) : 0;
+  const titleWidth = logo ? page.contentWidth - layout.style.logo.width - layout.style.logo.gap : page.contentWidth;
+  layout.placeRow({
+    cells: [{ x: page.marginX, width: titleWidth, lines: layout.wrap(text.title, model.title, titleWidth), style: text.title, element: heading }],
+    leading: leading.title,
+    padTop: 0,
+    padBottom: head.titleBelow,
+  });
+  layout.y = Math.min(layout.y, headTop - logoHeight - layout.style.logo.below);
+  const about = structure.add("L");
+  labelValueRow(layout, about, words.objectType, model.objectTypeName, false);
+  labelValueRow(layout, about, words.target, model.targetName, false);
+  layout.y -= head.ruleAbove;
+  layout.hline(page.marginX, page.marginX + page.contentWidth, layout.y, head.ruleWidth, colors.accent);
+  layout.y -= head.ruleBelow;
+
+  for (const section of model.sections) {
+    const sect = structure.add("Sect");
+    const headingElement = structure.add("H2", sect);
+    const list = structure.add("L", sect);
+    const headingLines = layout.wrap(text.section, section.title, page.contentWidth);
+    const headingHeight = sectionStyle.above + headingLines.length * leading.section + sectionStyle.below + sectionStyle.after;
+    // Keep the heading with the start of its first field (room for about four rows, which also
+    // covers a table's label, header and first rows or a paragraph's label and first lines).
+    layout.ensure(headingHeight + sectionStyle.keepWithNext);
+    layout.keepWithNext(headingElement, () => {
+      layout.placeRow({
+        cells: [{ x: page.marginX, width: page.contentWidth, lines: headingLines, style: text.section, element: headingElement }],
+        leading: leading.section,
+        padTop: sectionStyle.above,
+        padBottom: sectionStyle.below,
+        frame: (_top, bottom) => layout.hline(page.marginX, page.marginX + page.contentWidth, bottom, sectionStyle.ruleWidth, colors.accent),
+      });
+      layout.y -= sectionStyle.after;
+    });
+    for (const block of section.blocks) field(layout, list, block);
+  }
+  if (model.sections.length === 0) {
+    layout.y -= layout.style.noSectionsAbove;
+    layout.placeRow({
+      cells: [{ x: page.marginX, width: page.contentWidth, lines: layout.wrap(text.muted, words.noSections, page.contentWidth), style: text.muted, element: structure.add("P") }],
+      leading: leading.row,
+      padTop: 0,
+      padBottom: 0,
+    });
+  }
+}

@@ -1,0 +1,143 @@
+// The file's objects other than the structure tree (catalog, page tree, pages, fonts, pictures,
+// metadata), numbered as they are made and serialized as pdf-lib 1.17 serialized them: the form of
+// every PDF the renderer wrote while it built them with pdf-lib, which a print job's merged output and
+// the pinned hashes read. A dictionary writes an entry a line, `<<\n/Key value\n>>`; an array
+// `[ a b ]`; a string given as text `<FEFF...>` in upper-case hex.
+
+const HEX_DIGITS = "0123456789ABCDEF";
+
+export class Ref {
+  constructor(readonly number: number) {}
+}
+
+/** A literal string, written as it is between parentheses (ASCII: dates, languages, registry names). */
+export class Literal {
+  constructor(readonly text: string) {}
+}
+
+/** A string in hexadecimal, written as it is between angle brackets. */
+export class Hex {
+  constructor(readonly hex: string) {}
+
+  /** A text string: UTF-16BE with its byte order mark, in upper-case hex. */
+  static ofText(text: string): Hex {
+    let hex = "FEFF";
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      hex += HEX_DIGITS[c >> 12] + HEX_DIGITS[(c >> 8) & 15] + HEX_DIGITS[(c >> 4) & 15] + HEX_DIGITS[c & 15];
+    }
+    return new Hex(hex);
+  }
+}
+
+/** A name is a JavaScript string (written `/Name`); entries whose value is undefined are left out. */
+export type Value = number | boolean | string | Ref | Literal | Hex | readonly Value[] | Dict;
+export interface Dict {
+  readonly [key: string]: Value | undefined;
+}
+
+/** A stream: its dictionary (the writer adds /Length last) and its data as stored. */
+export class Stream {
+  constructor(
+    readonly dict: Dict,
+    readonly data: Uint8Array,
+  ) {}
+}
+
+/** A number as pdf-lib writes one: never in exponent notation. */
+function numberText(n: number): string {
+  let text = String(n);
+  // Only what String() writes in exponent notation needs more (below 1e-6 and from 1e21).
+  if (!text.includes("e")) return text;
+  if (Math.abs(n) < 1) {
+    const e = parseInt(text.split("e-")[1]);
+    if (e) {
+      const negative = n < 0;
+      const shifted = (negative ? -n : n) * Math.pow(10, e - 1);
+      text = `${negative ? "-" : ""}0.${new Array(e).join("0")}${shifted.toString().substring(2)}`;
+    }
+  } else {
+    const e = parseInt(text.split("+")[1]);
+    if (e > 20) text = (n / Math.pow(10, e - 20)).toString() + new Array(e - 20 + 1).join("0");
+  }
+  return text;
+}
+
+/** A name's characters outside `!`..`~` and the delimiters and `#` are written as #XX. */
+const IRREGULAR = new Set("()<>[]{}/%#");
+/** Names written so far (keys and values repeat from object to object; bounded: subset tags make new ones). */
+const NAMES = new Map<string, string>();
+function nameText(name: string): string {
+  let text = NAMES.get(name);
+  if (text === undefined) {
+    text = encodedName(name);
+    if (NAMES.size < 4096) NAMES.set(name, text);
+  }
+  return text;
+}
+
+function encodedName(name: string): string {
+  let out = "/";
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    out += code >= 0x21 && code <= 0x7e && !IRREGULAR.has(name[i]) ? name[i] : `#${code.toString(16).padStart(2, "0").toUpperCase()}`;
+  }
+  return out;
+}
+
+export function serialize(value: Value): string {
+  switch (typeof value) {
+    case "number":
+      return numberText(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "string":
+      return nameText(value);
+  }
+  if (value instanceof Ref) return `${value.number} 0 R`;
+  if (value instanceof Literal) return `(${value.text})`;
+  if (value instanceof Hex) return `<${value.hex}>`;
+  if (Array.isArray(value)) {
+    let out = "[ ";
+    for (const v of value as readonly Value[]) out += `${serialize(v)} `;
+    return `${out}]`;
+  }
+  let out = "<<\n";
+  for (const [key, v] of Object.entries(value as Dict)) if (v !== undefined) out += `${nameText(key)} ${serialize(v)}\n`;
+  return `${out}>>`;
+}
+
+/** A stream's dictionary with its /Length. */
+export const streamDict = (stream: Stream): string => serialize({ ...stream.dict, Length: stream.data.length });
+
+/** The objects of one file, by number: numbers go in the order they are asked for, objects may come later (set). */
+export class PdfObjects {
+  private readonly byNumber = new Map<number, Value | Stream>();
+  private largest = 0;
+
+  /** The next `count` numbers, for objects written later or elsewhere (the structure tree); returns the first. */
+  reserve(count = 1): number {
+    const first = this.largest + 1;
+    this.largest += count;
+    return first;
+  }
+
+  get largestNumber(): number {
+    return this.largest;
+  }
+
+  add(value: Value | Stream): Ref {
+    const ref = new Ref(this.reserve());
+    this.byNumber.set(ref.number, value);
+    return ref;
+  }
+
+  set(ref: Ref, value: Value | Stream): void {
+    this.byNumber.set(ref.number, value);
+  }
+
+  /** Every object, by ascending number. */
+  entries(): [number, Value | Stream][] {
+    return [...this.byNumber].sort((a, b) => a[0] - b[0]);
+  }
+}

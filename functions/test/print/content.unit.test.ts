@@ -1,0 +1,39 @@
+// The content-stream writer (src/print/render/content.ts): numbers written digit by digit must read
+// exactly as String() writes them, the form every PDF the renderer made so far has.
+
+import { describe, expect, it } from "vitest";
+import { ContentBytes, num } from "../../src/print/render/content";
+
+/** Numbers of every size a page can hold, their halves, boundaries of rounding, and beyond. */
+function samples(): number[] {
+  const out = [0, -0, 0.005, -0.005, 0.004999, 0.015, 0.045, -0.05, 0.05, 0.95, 1e-9, -1e-9, 9.995, 99.995, 1e12 + 0.01, 1e13 - 0.01, 1e13, 5e14, 1e16, -1e16, 1e21, 1e300, Number.NaN, Infinity, -Infinity];
+  // A deterministic spread: xorshift over [-2000, 2000) and over the magnitudes up to 10^15.
+  let x = 20261126;
+  const next = (): number => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x100000000;
+  };
+  for (let i = 0; i < 20000; i++) out.push((next() - 0.5) * 4000, (next() - 0.5) * 10 ** Math.floor(next() * 16), Math.round(next() * 1e6) / 200);
+  return out;
+}
+
+describe("ContentBytes", () => {
+  it("writes numbers with two decimals as num() does, and with one as String(Math.round(v * 10) / 10)", () => {
+    for (const v of samples()) {
+      const out = new ContentBytes(8);
+      out.num(v).byte(0x20).tenths(v).byte(0x20).int(Math.abs(Math.trunc(v)) % 2 ** 31);
+      expect(Buffer.from(out.view).toString("latin1"), String(v)).toBe(`${num(v)} ${String(Math.round(v * 10) / 10)} ${String(Math.abs(Math.trunc(v)) % 2 ** 31)}`);
+    }
+  });
+
+  it("grows as it is written, and separates entries by line breaks", () => {
+    const out = new ContentBytes(4);
+    out.entry().text("0.5 w");
+    out.entry().text("x".repeat(100)).hex4(0xbeef);
+    out.entry();
+    expect(Buffer.from(out.view).toString("latin1")).toBe(`0.5 w\n${"x".repeat(100)}beef\n`);
+    expect(out.entries).toBe(3);
+  });
+});
