@@ -12,7 +12,7 @@ import * as logs from "../../logs";
 import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { chunkPath, chunksPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -166,7 +166,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
  * queue would refuse under the same id.
  */
 export async function finishIfLast(target: string, jobId: string, now = Date.now()): Promise<void> {
-  const chunks = db().collection(`${jobPath(target, jobId)}/chunks`);
+  const chunks = db().collection(chunksPath(target, jobId));
   const left = await firestoreCall(() => chunks.where("finished", "==", false).count().get());
   if (left.data().count > 0) return;
   const jobRef = db().doc(jobPath(target, jobId));

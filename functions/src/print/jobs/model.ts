@@ -140,7 +140,9 @@ export const jobPath = (targetPath: string, jobId: string) => `${targetPath}/pri
 /** The trail a job's events go to, and their actor: the target and its chain as at creation, and who created it. */
 export const jobAudit = (target: string, job: Pick<JobDocument, "auditChain" | "createdBy" | "createdByScheme">) =>
   [{ path: target, chain: job.auditChain.map((path) => ({ path })) }, { uid: job.createdBy, scheme: job.createdByScheme }] as const;
-export const chunkPath = (targetPath: string, jobId: string, index: number) => `${jobPath(targetPath, jobId)}/chunks/${String(index).padStart(5, "0")}`;
+/** A job's chunks: one collection, queried for their counts and for those unfinished. */
+export const chunksPath = (targetPath: string, jobId: string) => `${jobPath(targetPath, jobId)}/chunks`;
+export const chunkPath = (targetPath: string, jobId: string, index: number) => `${chunksPath(targetPath, jobId)}/${String(index).padStart(5, "0")}`;
 /** A job's webhook URL and the secret that signs it, taken when it was created. */
 export const jobWebhookPath = (targetPath: string, jobId: string) => `${jobPath(targetPath, jobId)}/secrets/webhook`;
 /** Where a job's files go: its chunks' packs, then its output. */

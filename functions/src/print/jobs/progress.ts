@@ -3,7 +3,7 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
-import { chunkPath, jobPath, type JobFailure, type JobFile } from "./model";
+import { chunkPath, chunksPath, type JobFailure, type JobFile } from "./model";
 
 /** Every chunk document of a job, in order (none for a job of no chunks: getAll needs one reference). */
 export async function readChunks(target: string, jobId: string, chunks: number): Promise<DocumentSnapshot[]> {
@@ -26,6 +26,6 @@ export function tally(chunks: readonly DocumentSnapshot[]): { files: JobFile[]; 
  */
 export async function progressOf(target: string, jobId: string): Promise<{ done: number; failed: number }> {
   const { AggregateField } = firestoreSdk();
-  const sums = await firestoreCall(() => db().collection(`${jobPath(target, jobId)}/chunks`).aggregate({ done: AggregateField.sum("done"), failed: AggregateField.sum("failed") }).get());
+  const sums = await firestoreCall(() => db().collection(chunksPath(target, jobId)).aggregate({ done: AggregateField.sum("done"), failed: AggregateField.sum("failed") }).get());
   return { done: sums.data().done ?? 0, failed: sums.data().failed ?? 0 };
 }

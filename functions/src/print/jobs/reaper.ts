@@ -9,7 +9,7 @@ import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import * as logs from "../../logs";
 import { CHUNK_LEASE_MS, failUnhandled, finishChunk, finishIfLast } from "./chunk";
-import { jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobTask } from "./model";
+import { chunksPath, jobPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobTask } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** Whether a job may be stuck: still active longer than a chunk's lease after it was created. */
@@ -36,7 +36,7 @@ export async function reapJob(target: string, jobId: string, now = Date.now()): 
     return snap.data() as JobDocument;
   });
   if (!job) return;
-  const unfinished = await firestoreCall(() => jobRef.collection("chunks").where("finished", "==", false).get());
+  const unfinished = await firestoreCall(() => db().collection(chunksPath(target, jobId)).where("finished", "==", false).get());
   const open = new Set(unfinished.docs.map((snap) => Number(snap.id)));
   const round = Math.floor(now / CHUNK_LEASE_MS);
   const tasks: JobTask[] = [];
