@@ -27,6 +27,32 @@ function labelValueRow(layout: Layout, list: number, label: string, value: strin
   });
 }
 
+/**
+ * Two label/value fields side by side (a template's half fields; `right` undefined: the left half
+ * alone), each an item of `list` in reading order, one hairline under the row.
+ */
+function halfRow(layout: Layout, list: number, left: Extract<Block, { kind: "row" }>, right: Extract<Block, { kind: "row" }> | undefined): void {
+  const { page, text, leading, rowPad, half } = layout.style;
+  const width = (page.contentWidth - half.gap) / 2;
+  const labelWidth = width * half.labelShare;
+  const valueWidth = width - labelWidth - half.gap / 2;
+  const cells = (x: number, field: Extract<Block, { kind: "row" }>) => {
+    const tags = listItem(layout, list);
+    const valueStyle = field.value === undefined ? text.muted : text.value;
+    return [
+      { x, width: labelWidth, lines: layout.wrap(text.label, field.label, labelWidth), style: text.label, element: tags.label },
+      { x: x + labelWidth + half.gap / 2, width: valueWidth, lines: layout.wrap(valueStyle, field.value ?? EMPTY_MARKER, valueWidth), style: valueStyle, element: tags.body },
+    ];
+  };
+  layout.placeRow({
+    cells: [...cells(page.marginX, left), ...(right ? cells(page.marginX + width + half.gap, right) : [])],
+    leading: leading.row,
+    padTop: rowPad,
+    padBottom: rowPad,
+    frame: (_top, bottom) => layout.hline(page.marginX, page.marginX + page.contentWidth, bottom, layout.style.hairline, layout.style.colors.rule),
+  });
+}
+
 function paragraphs(layout: Layout, list: number, label: string, body: string): void {
   const { page, text, leading, rowPad } = layout.style;
   const tags = listItem(layout, list);
@@ -86,6 +112,61 @@ function picture(layout: Layout, list: number, block: Extract<Block, { kind: "pi
   caption.forEach((line, i) => layout.text(text.muted, page.valueX, page.valueWidth, y - ruleGap - i * leading.row - captionOffset, line, captionElement));
   layout.y = top - total;
   layout.hline(page.marginX, page.marginX + page.contentWidth, layout.y, layout.style.hairline, layout.style.colors.rule);
+}
+
+/**
+ * Pictures side by side (a template's photosPerRow: `perRow` columns): each its label above it, the
+ * picture scaled to its column, the caption under it; each an item of `list` (Lbl, then a Figure and
+ * its caption in LBody), in reading order. The row moves whole to the next page when it does not fit.
+ */
+function pictureRow(layout: Layout, list: number, blocks: Extract<Block, { kind: "picture" }>[], perRow: number): void {
+  const { page, text, leading, rowPad, picture: p, gallery } = layout.style;
+  const column = (page.contentWidth - (perRow - 1) * gallery.gap) / perRow;
+  const placed = blocks.map((block) => {
+    const { image, signature } = block;
+    const maxHeight = signature ? p.signatureMaxHeight : p.photoMaxHeight;
+    const fit = Math.min(1, column / ((image.width * 72) / p.ppi), maxHeight / ((image.height * 72) / p.ppi));
+    const width = ((image.width * 72) / p.ppi) * fit;
+    const height = ((image.height * 72) / p.ppi) * fit;
+    const labelLines = layout.wrap(text.label, block.label, column);
+    const caption = block.caption ? layout.wrap(text.muted, block.caption, column) : [];
+    return { block, width, height, labelLines, caption, total: labelLines.length * leading.row + gallery.labelGap + height + caption.length * leading.row };
+  });
+  const total = rowPad + Math.max(...placed.map((c) => c.total)) + rowPad;
+  layout.ensure(total);
+  const top = layout.y - rowPad;
+  const offset = baselineIn(leading.row, text.label.size);
+  placed.forEach(({ block, width, height, labelLines, caption }, i) => {
+    const x = page.marginX + i * (column + gallery.gap);
+    const tags = listItem(layout, list);
+    labelLines.forEach((line, n) => layout.text(text.label, x, column, top - n * leading.row - offset, line, tags.label));
+    const figure = layout.draw.structure.add("Figure", tags.body, { alt: block.caption || block.label });
+    const imageTop = top - labelLines.length * leading.row - gallery.labelGap;
+    layout.image(figure, block.image, layout.left(x, width), imageTop - height, width, height);
+    if (caption.length > 0) {
+      const captionElement = layout.draw.structure.add("P", tags.body);
+      caption.forEach((line, n) => layout.text(text.muted, x, column, imageTop - height - n * leading.row - offset, line, captionElement));
+    }
+  });
+  layout.y -= total;
+  layout.hline(page.marginX, page.marginX + page.contentWidth, layout.y, layout.style.hairline, layout.style.colors.rule);
+}
+
+/** A section's fields in order: half rows two to a row, pictures `perRow` to a row when more than one. */
+function fields(layout: Layout, list: number, blocks: readonly Block[], perRow: number): void {
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (b.kind === "row" && b.half) {
+      const next = blocks[i + 1];
+      const pair = next?.kind === "row" && next.half ? next : undefined;
+      halfRow(layout, list, b, pair);
+      if (pair) i++;
+    } else if (b.kind === "picture" && perRow > 1) {
+      const row = [b];
+      while (row.length < perRow && blocks[i + 1]?.kind === "picture") row.push(blocks[++i] as Extract<Block, { kind: "picture" }>);
+      pictureRow(layout, list, row, perRow);
+    } else field(layout, list, b);
+  }
 }
 
 function field(layout: Layout, list: number, block: Block): void {
@@ -162,7 +243,7 @@ export function layoutDocument(layout: Layout, model: DocumentModel, logo: Prepa
       });
       layout.y -= sectionStyle.after;
     });
-    for (const block of section.blocks) field(layout, list, block);
+    fields(layout, list, section.blocks, section.photosPerRow);
   }
   if (model.sections.length === 0) {
     layout.y -= layout.style.noSectionsAbove;

@@ -1,15 +1,17 @@
 // The document model: what an instance prints, as blocks of text, before anything is measured. Every
 // value is already text (format.ts: the locale's numbers, dates and words), every string that is
 // missing or of a wrong shape already its fallback, and a picture either prepared or the row that
-// says it is unavailable. The layout (layout.ts, blocks.ts, table.ts) places these blocks on pages.
+// says it is unavailable. A template (template.ts) chooses, orders and renames the sections and fields
+// here, before anything is laid out. The layout (layout.ts, blocks.ts, table.ts) places these blocks on pages.
 
 import { displayValue, EMPTY_MARKER, genericText, type DisplayValue, type Formatter } from "./format";
+import { holds, type DocumentTemplate, type FieldLookup, type TemplateField } from "./template";
 import type { PreparedImage } from "./types";
 
 /** A field as the document shows it. */
 export type Block =
-  /** A label and its value beside it (undefined: empty, printed as the empty marker). */
-  | { kind: "row"; label: string; value: string | undefined }
+  /** A label and its value beside it (undefined: empty, printed as the empty marker); `half`: two consecutive share a row. */
+  | { kind: "row"; label: string; value: string | undefined; half?: boolean }
   /** A label above wrapped paragraphs across the page; line breaks are the author's. */
   | { kind: "paragraphs"; label: string; text: string }
   /** A label above a grid whose header row repeats on every page it continues on. */
@@ -21,6 +23,8 @@ export interface Section {
   title: string;
   /** Its fields (a section without any shows the locale's "no fields" row). */
   blocks: Block[];
+  /** Pictures side by side (1: each on its own row, beside its label). */
+  photosPerRow: number;
 }
 
 export interface DocumentModel {
@@ -29,6 +33,12 @@ export interface DocumentModel {
   /** The target's display name (the head of the first page). */
   targetName: string;
   sections: Section[];
+  /** The formatted value of the instance's first field of a label ({field:<label>}; undefined: none). */
+  fieldText: (label: string) => string | undefined;
+  /** The stored value of the instance's first field of a label (a template's conditions). */
+  field: FieldLookup;
+  /** What a template names that the instance lacks (for the preview). */
+  warnings: string[];
 }
 
 export function displayText(value: unknown, fallback: string, fmt: Formatter): string {
@@ -79,18 +89,104 @@ function block(rawField: unknown, fmt: Formatter, pictures: ReadonlyMap<string, 
   }
 }
 
-/** The instance (of any shape: data written by other systems) as the blocks it prints. */
-export function documentModel(instance: unknown, targetName: string, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): DocumentModel {
-  return {
+interface StoredSection {
+  title: string;
+  fields: unknown[];
+}
+
+const labelOf = (field: unknown, fmt: Formatter): string => displayText(read(field, "label"), EMPTY_MARKER, fmt);
+
+/** A block for a field a template lists: its label as the template prints it, half when asked (label/value rows only). */
+function listed(rawField: unknown, spec: TemplateField | undefined, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): Block {
+  const b = block(rawField, fmt, pictures);
+  if (spec?.displayLabel) b.label = spec.displayLabel;
+  if (spec?.width === "half" && b.kind === "row") b.half = true;
+  return b;
+}
+
+/**
+ * The sections a template prints: those it lists, in its order (each field it lists in its order,
+ * the section's others after them in stored order unless `others: "hide"`), then the sections it
+ * does not list, in stored order, unless hidden. A listed name the instance lacks is a warning.
+ */
+function templatedSections(stored: StoredSection[], template: DocumentTemplate, model: Pick<DocumentModel, "field" | "warnings">, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): Section[] {
+  const showOthers = template.others !== "hide";
+  const out: Section[] = [];
+  const emit = (title: string, blocks: Block[], storedEmpty: boolean, photosPerRow: number): void => {
+    const kept = template.hideEmptyFields ? blocks.filter((b) => !(b.kind === "row" && b.value === undefined)) : blocks;
+    // A section whose fields the template left out goes with them; one stored without fields shows so, as by default.
+    if (kept.length > 0) out.push({ title, blocks: kept, photosPerRow });
+    else if (storedEmpty && !template.hideEmptyFields) out.push({ title, blocks: [{ kind: "row", label: fmt.words.noFields, value: undefined }], photosPerRow });
+  };
+  if (!template.sections) {
+    for (const s of stored) emit(s.title, s.fields.map((f) => block(f, fmt, pictures)), s.fields.length === 0, 1);
+    return out;
+  }
+  const usedSections = new Set<number>();
+  for (const spec of template.sections) {
+    const index = stored.findIndex((s, i) => !usedSections.has(i) && s.title === spec.title);
+    if (index < 0) {
+      model.warnings.push(`section '${spec.title}' is not in the instance`);
+      continue;
+    }
+    usedSections.add(index);
+    if (!holds(spec.when, model.field)) continue;
+    const section = stored[index];
+    let blocks: Block[];
+    if (!spec.fields) blocks = section.fields.map((f) => block(f, fmt, pictures));
+    else {
+      blocks = [];
+      const usedFields = new Set<number>();
+      for (const fieldSpec of spec.fields) {
+        const at = section.fields.findIndex((f, i) => !usedFields.has(i) && labelOf(f, fmt) === fieldSpec.label);
+        if (at < 0) {
+          model.warnings.push(`field '${fieldSpec.label}' is not in section '${spec.title}'`);
+          continue;
+        }
+        usedFields.add(at);
+        if (holds(fieldSpec.when, model.field)) blocks.push(listed(section.fields[at], fieldSpec, fmt, pictures));
+      }
+      if (showOthers) section.fields.forEach((f, i) => usedFields.has(i) || blocks.push(block(f, fmt, pictures)));
+    }
+    emit(spec.displayTitle || section.title, blocks, section.fields.length === 0, spec.photosPerRow ?? 1);
+  }
+  if (showOthers) stored.forEach((s, i) => usedSections.has(i) || emit(s.title, s.fields.map((f) => block(f, fmt, pictures)), s.fields.length === 0, 1));
+  return out;
+}
+
+/** The instance (of any shape: data written by other systems) as the blocks it prints, as the template (if any) shapes them. */
+export function documentModel(instance: unknown, targetName: string, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>, template?: DocumentTemplate): DocumentModel {
+  const stored: StoredSection[] = asArray(read(instance, "sections")).map((section, index) => ({
+    title: displayText(read(section, "title"), fmt.words.section(index + 1), fmt),
+    fields: asArray(read(section, "fields")),
+  }));
+  const firstField = (label: string): unknown => {
+    for (const s of stored) for (const f of s.fields) if (labelOf(f, fmt) === label) return f;
+    return undefined;
+  };
+  const model: DocumentModel = {
     title: displayText(read(instance, "title"), fmt.words.untitled, fmt),
     objectTypeName: displayText(read(instance, "objectTypeName"), EMPTY_MARKER, fmt),
     targetName,
-    sections: asArray(read(instance, "sections")).map((section, index) => {
-      const fields = asArray(read(section, "fields"));
-      return {
-        title: displayText(read(section, "title"), fmt.words.section(index + 1), fmt),
-        blocks: fields.length === 0 ? [{ kind: "row", label: fmt.words.noFields, value: undefined }] : fields.map((f) => block(f, fmt, pictures)),
-      };
-    }),
+    sections: [],
+    field: (label) => {
+      const f = firstField(label);
+      return f === undefined ? undefined : { value: read(f, "value") };
+    },
+    fieldText: (label) => {
+      const f = firstField(label);
+      if (f === undefined) return undefined;
+      const b = block(f, fmt, pictures);
+      return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : "";
+    },
+    warnings: [],
   };
+  model.sections = template
+    ? templatedSections(stored, template, model, fmt, pictures)
+    : stored.map((s) => ({
+        title: s.title,
+        blocks: s.fields.length === 0 ? [{ kind: "row", label: fmt.words.noFields, value: undefined }] : s.fields.map((f) => block(f, fmt, pictures)),
+        photosPerRow: 1,
+      }));
+  return model;
 }

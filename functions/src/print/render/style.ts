@@ -99,6 +99,10 @@ export interface DocumentStyle {
     readonly signatureRuleWidth: number;
     readonly signatureRuleLength: number;
   };
+  /** Two label/value fields in one row (a template's half fields): the gap between the halves, the label's share of a half. */
+  readonly half: { readonly gap: number; readonly labelShare: number };
+  /** Pictures side by side (a template's photosPerRow): the gap between them, and between a picture's label and it. */
+  readonly gallery: { readonly gap: number; readonly labelGap: number };
   /** The box of the logo, at the head of the first page beside the title (at its end), and the gap between them. */
   readonly logo: { readonly width: number; readonly height: number; readonly gap: number; readonly below: number };
   /** An empty document's note, below the head. */
@@ -169,6 +173,8 @@ export function defaultStyle(paperSize?: unknown, accentColor?: unknown): Docume
     paragraphGap: 1.5,
     table: { padX: 3.5, padY: 3, headerMaxLines: 3, labelGap: 3, after: 8 },
     picture: { photoMaxHeight: 190, signatureMaxHeight: 70, ppi: 150, signatureGap: 4, signatureRuleWidth: 0.6, signatureRuleLength: 120 },
+    half: { gap: 18, labelShare: 0.42 },
+    gallery: { gap: 12, labelGap: 2 },
     logo: { width: 150, height: 50, gap: 14, below: 6 },
     noSectionsAbove: 10,
   };
