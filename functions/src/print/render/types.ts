@@ -2,6 +2,8 @@
 // (DESIGN.md, "Firestore layout"), but every value is `unknown` at run time: data written by other
 // systems can have any shape, and the renderer never throws because of it.
 
+import type { DocumentTemplate } from "./template";
+
 export type PrintableFieldType =
   | "text"
   | "longtext"
@@ -75,6 +77,8 @@ export interface RenderOptions {
   tagged?: boolean;
   /** The target's logo, prepared like the pictures: drawn in a box at the head of the first page. */
   logo?: PreparedImage;
+  /** A target's print template: which sections and fields, in which order and names, header, footer, watermark (template.ts). Default: the default layout. */
+  template?: DocumentTemplate;
   /** Layout stops with LayoutLimitExceeded past this many pages (default: no limit). */
   maxPages?: number;
   /** Layout stops with LayoutLimitExceeded past this many lines of text drawn (default: no limit). */
@@ -93,6 +97,8 @@ export interface RenderedPdf {
   missingCharacters: number;
   /** Explicit bidi embeddings, overrides and isolates removed from the text (text/bidiControls.ts; for the log). */
   bidiControlsRemoved: number;
+  /** What the template names that the instance lacks (sections, fields, placeholders): shown by the preview. */
+  warnings: string[];
 }
 
 /**
