@@ -103,7 +103,13 @@ export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[]): Rec
           },
         }),
         responses: {
-          [route.response.status]: { description: route.response.description, content: { "application/json": { schema: jsonSchema(route.response.schema, "output") } } },
+          [route.response.status]: route.response.binary
+            ? {
+                description: route.response.description,
+                headers: Object.fromEntries((route.response.binary.headers ?? []).map(({ name, description }) => [name, { description, schema: { type: "string" } }])),
+                content: { [route.response.binary.mediaType]: { schema: { type: "string", contentMediaType: route.response.binary.mediaType } } },
+              }
+            : { description: route.response.description, content: { "application/json": { schema: jsonSchema(route.response.schema, "output") } } },
           ...Object.fromEntries(
             Object.entries(errors).map(([status, description]) => [status, { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
           ),

@@ -50,6 +50,14 @@ export interface RouteResponse<R> {
   status: 200 | 201 | 202;
   description: string;
   schema: z.ZodType<R>;
+  /** A binary answer of this media type instead of JSON: the handler returns a BinaryAnswer. */
+  binary?: { mediaType: string; headers?: readonly { name: string; description: string }[] };
+}
+
+/** The body of a binary answer, and the headers that go with it. */
+export interface BinaryAnswer {
+  bytes: Uint8Array;
+  headers: Record<string, string>;
 }
 
 /** One route, declaring everything the pipeline checks before its handler runs. */
@@ -207,7 +215,13 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
       return route.handle({ caller, access, ...input, docs, loaded, tx, req, res, afterCommit } as RouteContext<Q, B, T, L>);
     });
     for (const work of committed) await work();
-    res.status(route.response.status).json(answer);
+    const binary = route.response.binary;
+    if (!binary) {
+      res.status(route.response.status).json(answer);
+      return;
+    }
+    const { bytes, headers } = answer as BinaryAnswer;
+    res.status(route.response.status).set(headers).type(binary.mediaType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   };
   return [named, authenticate, handle];
 }

@@ -24,8 +24,13 @@ export interface PageBoxes {
   readonly firstTop: number;
   readonly continuationTop: number;
   readonly runningHeaderBaseline: number;
+  /** The header's band from marginX (shortened by a template's code at the header's end). */
+  readonly headerWidth: number;
   readonly runningHeaderRule: number;
   readonly footerRule: number;
+  /** The footer's band (moved past a template's code at the footer's start). */
+  readonly footerX: number;
+  readonly footerWidth: number;
   readonly footerBaseline: number;
   /** The target's own footer line, under the generated one. */
   readonly footerTextBaseline: number;
@@ -126,7 +131,10 @@ function pageBoxes(width: number, height: number): PageBoxes {
     continuationTop,
     runningHeaderBaseline: height - 32,
     runningHeaderRule: height - 39,
+    headerWidth: width - 2 * MARGIN_X,
     footerRule: 46,
+    footerX: MARGIN_X,
+    footerWidth: width - 2 * MARGIN_X,
     footerBaseline: 34,
     footerTextBaseline: 23,
     footerGap: 16,

@@ -1,0 +1,157 @@
+// The pages' furniture, drawn once the layout has placed the content and the page count is known:
+// the running header (pages after the first carry the title), the footer (the instance id, the
+// generation time and "Page X of Y", the target's own line under it), or a template's lines instead,
+// and a template's watermark under every page. All of it is pagination artifacts: outside the
+// structure tree and the reading order, still extractable as text.
+//
+// The header and footer run across their band (style.page: headerWidth, footerX, footerWidth), which
+// a template's code shortens where it stands.
+
+import { ContentBytes, lineOperators } from "./content";
+import { showLine, type Pages } from "./draw";
+import type { Layout } from "./layout";
+import type { DocumentModel } from "./model";
+import type { DocumentStyle } from "./style";
+import { fillLine, type PlaceholderName, type TemplateLine } from "./template";
+import type { DocumentText } from "./text";
+
+/** Marked-content brackets of pagination artifacts (running header, footer), when tagged. */
+export const PAGINATION = ["/Artifact <</Type /Pagination>> BDC ", " EMC"] as const;
+
+/** A band across the page, before mirroring: its start and width. */
+interface Band {
+  x: number;
+  width: number;
+}
+
+/** A hairline rule across a band at height `y`, mirrored in a right-to-left document. */
+function rule(out: ContentBytes, style: DocumentStyle, band: Band, y: number, mirror: boolean): void {
+  const x = mirror ? style.page.width - band.x - band.width : band.x;
+  out.entry().text(style.colors.rule).text(" RG ").num(style.hairline).text(" w ").num(x).byte(0x20).num(y);
+  out.text(" m ").num(x + band.width).byte(0x20).num(y).text(" l S");
+}
+
+/** The running header of pages after the first: the title on one line, and a rule (its operators, copied onto each page as it starts). */
+export function runningHeader(style: DocumentStyle, docText: DocumentText, pages: Pages, title: string): Uint8Array {
+  const { page, text } = style;
+  const [open, close] = pages.structure.tagged ? PAGINATION : ["", ""];
+  const rtl = docText.settings.rtl;
+  const band = { x: page.marginX, width: page.headerWidth };
+  const line = docText.fit(title, false, (band.width * 1000) / text.small.size);
+  const out = new ContentBytes(1024).text(open);
+  showLine(out.entry(), pages.fonts, text.small, rtl ? page.width - band.x - band.width : band.x, band.width, page.runningHeaderBaseline, line, rtl || line.rtl);
+  rule(out, style, band, page.runningHeaderRule, rtl);
+  return out.text(close).view;
+}
+
+/** A template's line in a band: its start (left) and end (right) parts at the band's ends (swapped in a right-to-left document), its centre centred. */
+function templateLine(layout: Layout, out: ContentBytes, parts: readonly string[], band: Band, baseline: number): void {
+  const { style, docText, draw: pages } = layout;
+  const small = style.text.small;
+  const [start, center, end] = parts;
+  const gap = style.page.footerGap;
+  const widthOf = (line: { width: number }) => (line.width * small.size) / 1000;
+  const fitted = (value: string, width: number) => docText.fit(value, false, (Math.max(width, 0) * 1000) / small.size);
+  const middle = center ? fitted(center, band.width / 3) : undefined;
+  const side = middle ? (band.width - widthOf(middle)) / 2 - gap : band.width;
+  const last = end ? fitted(end, middle ? side : start ? band.width / 2 : band.width) : undefined;
+  const first = start ? fitted(start, middle ? side : band.width - (last ? widthOf(last) + gap : 0)) : undefined;
+  const show = (line: ReturnType<typeof fitted>, x: number) => showLine(out.entry(), pages.fonts, small, layout.left(x, widthOf(line)), widthOf(line), baseline, line, false);
+  if (first) show(first, band.x);
+  if (middle) show(middle, band.x + (band.width - widthOf(middle)) / 2);
+  if (last) show(last, band.x + band.width - widthOf(last));
+}
+
+/** Fills a template's line for page `i` of `pages`: its three parts, as printed. */
+export type LineFiller = (line: TemplateLine, i: number, pages: number) => string[];
+
+/** Fills a template's lines: the document's placeholders, the page's, and the instance's fields; one that names no field is a warning. */
+export function lineFiller(model: DocumentModel, values: Partial<Record<PlaceholderName, string>>, warnings: Set<string>): LineFiller {
+  const unknown = (placeholder: string) => warnings.add(`${placeholder} names no field of the instance: printed as nothing`);
+  return (line, i, pages) => {
+    const all = { ...values, page: String(i + 1), pages: String(pages) };
+    return [line.left, line.center, line.right].map((part) => (part ? fillLine(part, all, model.fieldText, unknown) : ""));
+  };
+}
+
+/** A template's header on each page it is on (after the first, and the first when it says so), over a rule as the running header's. */
+export function templateHeaders(layout: Layout, header: TemplateLine, fill: LineFiller): void {
+  const { style, draw: pages } = layout;
+  const { page } = style;
+  const [open, close] = pages.structure.tagged ? PAGINATION : ["", ""];
+  const band = { x: page.marginX, width: page.headerWidth };
+  for (let i = header.firstPage ? 0 : 1; i < pages.pages.length; i++) {
+    const out = pages.contentOfPage(i);
+    out.entry().text(open);
+    templateLine(layout, out, fill(header, i, pages.pages.length), band, page.runningHeaderBaseline);
+    rule(out, style, band, page.runningHeaderRule, layout.mirror);
+    out.text(close);
+  }
+}
+
+/**
+ * Each page's footer: a rule, then the instance id and generation time with "Page X of Y" at the
+ * line's end (`footer` the first; swapped in a right-to-left document), or a template's line
+ * (`footer` its filler; on the first page unless `firstPage` is false); the target's own line under it.
+ */
+export function footers(layout: Layout, footer: string | { line: TemplateLine; fill: LineFiller }, footerText: string): void {
+  const { style, docText, fmt, draw: pages } = layout;
+  const { page, text } = style;
+  const [open, close] = pages.structure.tagged ? PAGINATION : ["", ""];
+  const band = { x: page.footerX, width: page.footerWidth };
+  const pageCount = pages.pages.length;
+  for (let i = 0; i < pageCount; i++) {
+    const out = pages.contentOfPage(i);
+    out.entry().text(open);
+    if (typeof footer !== "string") {
+      if (i > 0 || footer.line.firstPage !== false) {
+        rule(out, style, band, page.footerRule, layout.mirror);
+        templateLine(layout, out, footer.fill(footer.line, i, pageCount), band, page.footerBaseline);
+      }
+    } else {
+      const pageLabel = docText.fit(fmt.words.page(i + 1, pageCount), false, Infinity);
+      const labelWidth = (pageLabel.width * text.small.size) / 1000;
+      const footerWidth = band.width - labelWidth - page.footerGap;
+      const footerLine = docText.fit(footer, false, (footerWidth * 1000) / text.small.size);
+      rule(out, style, band, page.footerRule, layout.mirror);
+      showLine(out.entry(), pages.fonts, text.small, layout.left(band.x, footerWidth), footerWidth, page.footerBaseline, footerLine, layout.mirror);
+      showLine(out.entry(), pages.fonts, text.small, layout.left(band.x + band.width - labelWidth, labelWidth), labelWidth, page.footerBaseline, pageLabel, !layout.mirror);
+    }
+    if (footerText) {
+      const line = docText.fit(footerText, false, (band.width * 1000) / text.small.size);
+      showLine(out.entry(), pages.fonts, text.small, layout.left(band.x, band.width), band.width, page.footerTextBaseline, line, layout.mirror || line.rtl);
+    }
+    out.entry().text(close);
+  }
+}
+
+/** Light enough that text under it reads, drawn under every page's content. */
+const WATERMARK_GREY = "0.86 0.86 0.86";
+const WATERMARK_MAX_SIZE = 110;
+
+/**
+ * A watermark: its text large, bold and light, corner to corner across each page, under the page's
+ * content (opaque pictures hide it: no transparency, nothing for PDF/A to check), a pagination
+ * artifact of subtype Watermark.
+ */
+export function watermarks(layout: Layout, text: string): void {
+  const { style, docText, draw: pages } = layout;
+  const { width, height } = style.page;
+  const line = docText.fit(text, true, Infinity);
+  if (line.width <= 0) return;
+  const angle = Math.atan2(height, width);
+  const size = Math.min(WATERMARK_MAX_SIZE, (0.7 * Math.hypot(width, height) * 1000) / line.width);
+  const [cos, sin] = [Math.cos(angle), Math.sin(angle)];
+  const half = (line.width * size) / 2000;
+  // The line's middle at the page's centre, its capitals centred on the diagonal.
+  const x = width / 2 - half * cos + 0.35 * size * sin;
+  const y = height / 2 - half * sin - 0.35 * size * cos;
+  for (let i = 0; i < pages.pages.length; i++) {
+    const out = pages.underlayOf(i);
+    if (pages.structure.tagged) out.text("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC ");
+    out.text(WATERMARK_GREY).text(" rg BT ").num(cos).byte(0x20).num(sin).byte(0x20).num(-sin).byte(0x20).num(cos).byte(0x20).num(x).byte(0x20).num(y).text(" Tm ");
+    lineOperators(out, pages.fonts, line, size);
+    out.text(" ET");
+    if (pages.structure.tagged) out.text(" EMC");
+  }
+}
