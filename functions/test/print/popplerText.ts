@@ -31,6 +31,9 @@ export function popplerWarnings(bytes: Uint8Array): string {
 /** A PDF's text as poppler's pdftotext extracts it (reading order), one string per line. */
 export const popplerLines = (bytes: Uint8Array): string[] => poppler("pdftotext", ["-enc", "UTF-8"], bytes).split("\n");
 
+/** The text as laid out on the page (pdftotext -layout): what shares a line on the page shares one here. */
+export const layoutLines = (bytes: Uint8Array): string[] => poppler("pdftotext", ["-enc", "UTF-8", "-layout"], bytes).split("\n");
+
 /** poppler's `pdfimages -list`: one row per image drawn (and per soft mask), with its pixel size and colour. */
 export function pdfImages(bytes: Uint8Array): { page: number; type: string; width: number; height: number; color: string; enc: string }[] {
   return poppler("pdfimages", ["-list"], bytes)

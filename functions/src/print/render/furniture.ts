@@ -7,7 +7,7 @@
 // The header and footer run across their band (style.page: headerWidth, footerX, footerWidth), which
 // a template's code shortens where it stands.
 
-import { ContentBytes, lineOperators } from "./content";
+import { ContentBytes, lineOperators, utf16Hex } from "./content";
 import { showLine, type Pages } from "./draw";
 import type { Layout } from "./layout";
 import type { DocumentModel } from "./model";
@@ -149,9 +149,11 @@ export function watermarks(layout: Layout, text: string): void {
   for (let i = 0; i < pages.pages.length; i++) {
     const out = pages.underlayOf(i);
     if (pages.structure.tagged) out.text("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC ");
+    // Extractors read a diagonal line a glyph to a line: its text as one (poppler reads ActualText on a Span only).
+    out.text("/Span <</ActualText <FEFF").text(utf16Hex(text)).text(">>> BDC ");
     out.text(WATERMARK_GREY).text(" rg BT ").num(cos).byte(0x20).num(sin).byte(0x20).num(-sin).byte(0x20).num(cos).byte(0x20).num(x).byte(0x20).num(y).text(" Tm ");
     lineOperators(out, pages.fonts, line, size);
-    out.text(" ET");
+    out.text(" ET EMC");
     if (pages.structure.tagged) out.text(" EMC");
   }
 }

@@ -1,0 +1,211 @@
+// Print templates in the renderer (render/template.ts, model.ts, blocks.ts, furniture.ts), read back
+// as a reader sees them: the text poppler extracts and its order, the structure tree, what is left out,
+// the header and footer lines with their placeholders filled, the watermark outside the structure.
+
+import { describe, expect, it } from "vitest";
+import { renderInstancePdf, type PreparedImage, type PrintableInstance } from "../../src/print/render";
+import { formatterFor } from "../../src/print/render/format";
+import { documentModel } from "../../src/print/render/model";
+import { fillLine, holds, lineProblem, type DocumentTemplate } from "../../src/print/render/template";
+import { pageContents, pdfInfo, qpdfCheck, structText, unmarkedContent } from "./pdfChecks";
+import { layoutLines, popplerLines } from "./popplerText";
+
+const options = { instanceId: "insp-7", targetName: "Acme North", generatedAt: new Date("2026-05-04T16:12:05Z") };
+const fmt = formatterFor("en-GB", "UTC");
+
+function photo(seed: number): PreparedImage {
+  const [width, height] = [320, 240];
+  const pixels = new Uint8Array(width * height * 3).map((_, i) => (i * seed) & 255);
+  return { format: "pixels", pixels, width, height, channels: 3 };
+}
+
+const inspection: PrintableInstance = {
+  title: "Boiler inspection B-12",
+  objectTypeName: "Safety Inspection",
+  sections: [
+    {
+      title: "Details",
+      fields: [
+        { label: "Boiler tag", type: "text", value: "B-12" },
+        { label: "Manufacturer", type: "text", value: "Viessmann" },
+        { label: "Model", type: "text", value: "Vitoplex 300" },
+        { label: "Internal cost code", type: "text", value: "CC-4411" },
+        { label: "Remarks", type: "text", value: "" },
+        { label: "Status", type: "choice", value: "Draft" },
+        { label: "Standards", type: "multichoice", value: ["EN 12953", "PED"] },
+      ],
+    },
+    {
+      title: "Photos",
+      fields: [
+        { label: "Front", type: "image", value: { storagePath: "p/front.jpg", caption: "Front view" } },
+        { label: "Burner", type: "image", value: { storagePath: "p/burner.jpg", caption: "Burner" } },
+        { label: "Gauge", type: "image", value: { storagePath: "p/gauge.jpg" } },
+      ],
+    },
+    { title: "Internal", fields: [{ label: "Billing", type: "text", value: "Invoice 99" }] },
+  ],
+};
+const images = new Map([
+  ["p/front.jpg", photo(3)],
+  ["p/burner.jpg", photo(5)],
+  ["p/gauge.jpg", photo(7)],
+]);
+
+const render = (template: DocumentTemplate | undefined, instance = inspection, extra: object = {}) => renderInstancePdf(instance, { ...options, images, template, ...extra });
+const text = (bytes: Uint8Array) => popplerLines(bytes).join("\n");
+
+describe("lines and conditions", () => {
+  it("fills placeholders, leaves doubled braces as braces, and reports a field the instance lacks", () => {
+    const unknown: string[] = [];
+    const line = fillLine("{title} p{page}/{pages} {{ref}} {field:Tag}{field:Nope}", { title: "T", page: "2", pages: "5" }, (l) => (l === "Tag" ? "B-12" : undefined), (p) => unknown.push(p));
+    expect(line).toBe("T p2/5 {ref} B-12");
+    expect(unknown).toEqual(["{field:Nope}"]);
+  });
+
+  it("refuses unknown placeholders and lone braces when a template is saved", () => {
+    expect(lineProblem("Page {page} of {pages}")).toBeUndefined();
+    expect(lineProblem("{{literal}}")).toBeUndefined();
+    expect(lineProblem("{field:Boiler tag}")).toBeUndefined();
+    expect(lineProblem("{pagecount}")).toMatch(/unknown placeholder \{pagecount\}/);
+    expect(lineProblem("{field:}")).toMatch(/unknown placeholder/);
+    expect(lineProblem("a } b")).toMatch(/brace/);
+  });
+
+  it("holds conditions on the first field of a label: equals, notEquals, isEmpty, a list holding a value", () => {
+    const model = documentModel(inspection, "Acme", fmt, images);
+    expect(holds({ field: "Status", equals: "Draft" }, model.field)).toBe(true);
+    expect(holds({ field: "Status", notEquals: "Draft" }, model.field)).toBe(false);
+    expect(holds({ field: "Standards", equals: "PED" }, model.field)).toBe(true);
+    expect(holds({ field: "Remarks", isEmpty: true }, model.field)).toBe(true);
+    expect(holds({ field: "Model", isEmpty: true }, model.field)).toBe(false);
+    // A field the instance lacks is empty, equal to nothing and unequal to nothing.
+    expect(holds({ field: "Missing", isEmpty: true }, model.field)).toBe(true);
+    expect(holds({ field: "Missing", equals: "x" }, model.field)).toBe(false);
+    expect(holds({ field: "Missing", notEquals: "x" }, model.field)).toBe(false);
+    expect(holds(undefined, model.field)).toBe(true);
+  });
+});
+
+describe("the document model under a template", () => {
+  it("without a template is the stored order, every field", () => {
+    const model = documentModel(inspection, "Acme", fmt, images);
+    expect(model.sections.map((s) => s.title)).toEqual(["Details", "Photos", "Internal"]);
+    expect(model.sections[0].blocks.map((b) => b.label)).toEqual(["Boiler tag", "Manufacturer", "Model", "Internal cost code", "Remarks", "Status", "Standards"]);
+  });
+
+  it("lists sections and fields in its order, renamed, the others after them in stored order (others: show)", () => {
+    const model = documentModel(inspection, "Acme", fmt, images, {
+      sections: [{ title: "Internal", displayTitle: "Billing" }, { title: "Details", fields: [{ label: "Model", displayLabel: "Type" }, { label: "Boiler tag" }] }],
+    });
+    expect(model.sections.map((s) => s.title)).toEqual(["Billing", "Details", "Photos"]);
+    expect(model.sections[1].blocks.map((b) => b.label)).toEqual(["Type", "Boiler tag", "Manufacturer", "Internal cost code", "Remarks", "Status", "Standards"]);
+    expect(model.warnings).toEqual([]);
+  });
+
+  it("leaves out what it does not list (others: hide), empty fields, and what its conditions exclude", () => {
+    const model = documentModel(inspection, "Acme", fmt, images, {
+      others: "hide",
+      hideEmptyFields: true,
+      sections: [
+        { title: "Details", fields: [{ label: "Boiler tag" }, { label: "Remarks" }, { label: "Internal cost code", when: { field: "Status", equals: "Final" } }, { label: "Status" }] },
+        { title: "Photos", when: { field: "Status", notEquals: "Draft" } },
+        { title: "Nowhere" },
+        { title: "Details", fields: [{ label: "Absent" }] },
+      ],
+    });
+    expect(model.sections.map((s) => s.title)).toEqual(["Details"]);
+    expect(model.sections[0].blocks.map((b) => b.label)).toEqual(["Boiler tag", "Status"]);
+    expect(model.warnings).toEqual(["section 'Nowhere' is not in the instance", "section 'Details' is not in the instance"]);
+  });
+
+  it("marks half fields only where a label/value row can be halved", () => {
+    const model = documentModel(inspection, "Acme", fmt, images, {
+      sections: [{ title: "Details", fields: [{ label: "Boiler tag", width: "half" }] }, { title: "Photos", fields: [{ label: "Front", width: "half" }] }],
+    });
+    expect(model.sections[0].blocks[0]).toMatchObject({ kind: "row", half: true });
+    expect(model.sections[1].blocks[0]).not.toHaveProperty("half");
+  });
+
+  it("formats a field for {field:<label>} as it prints", () => {
+    const model = documentModel(inspection, "Acme", fmt, images);
+    expect(model.fieldText("Standards")).toBe("\u2022 EN 12953\n\u2022 PED");
+    expect(model.fieldText("Remarks")).toBe("");
+    expect(model.fieldText("Nope")).toBeUndefined();
+  });
+});
+
+describe("a templated PDF", () => {
+  const template: DocumentTemplate = {
+    header: { left: "{title}", right: "Ref {field:Boiler tag}{field:Unknown}", firstPage: true },
+    footer: { left: "{target} / {instanceId}", right: "Seite {page} von {pages}" },
+    others: "hide",
+    sections: [
+      { title: "Details", displayTitle: "Equipment", fields: [{ label: "Boiler tag", width: "half" }, { label: "Manufacturer", width: "half" }, { label: "Model", width: "half" }, { label: "Status" }] },
+      { title: "Photos", photosPerRow: 3 },
+    ],
+    watermark: { text: "DRAFT", when: { field: "Status", equals: "Draft" } },
+  };
+
+  it("prints what the template lists, in its order, two fields to a row, and nothing it hides", async () => {
+    const pdf = await render(template);
+    const lines = layoutLines(pdf.bytes);
+    const all = lines.join("\n");
+    // The half fields share rows, the third alone on its own; the photos three to a row.
+    expect(lines.some((l) => /Boiler tag\s+B-12\s+Manufacturer\s+Viessmann/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\s*Model\s+Vitoplex 300\s*$/.test(l))).toBe(true);
+    expect(lines.some((l) => /Front\s+Burner\s+Gauge/.test(l))).toBe(true);
+    expect(all).toContain("Equipment");
+    for (const gone of ["Internal cost code", "CC-4411", "Billing", "Invoice 99", "Standards"]) expect(all).not.toContain(gone);
+    // The reading order (the structure tree): the two halves' fields in order, then the row under them.
+    const tree = structText(pdf.bytes);
+    const order = ["Boiler tag", "B-12", "Manufacturer", "Viessmann", "Model", "Vitoplex 300", "Status", "Draft", "Front", "Burner", "Gauge"].map((t) => tree.indexOf(`"${t}"`));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(pdf.warnings).toEqual(["{field:Unknown} names no field of the instance: printed as nothing"]);
+    expect(pdfInfo(pdf.bytes).Tagged).toBe("yes");
+    expect(qpdfCheck(pdf.bytes)).toMatch(/No syntax or stream encoding errors/);
+  });
+
+  it("fills the header and footer on every page, the page numbers in the template's words", async () => {
+    const long: PrintableInstance = { ...inspection, sections: [{ title: "Details", fields: Array.from({ length: 90 }, (_, i) => ({ label: `Reading ${i}`, type: "number", value: i })) }] };
+    const pdf = await render({ header: { left: "{title}", right: "{objectType}", firstPage: true }, footer: { left: "{target}", right: "Seite {page} von {pages}", firstPage: false } }, long);
+    expect(pdf.pageCount).toBeGreaterThan(1);
+    const pages = text(pdf.bytes).split("\f").filter((p) => p.trim());
+    pages.forEach((page, i) => {
+      expect(page).toContain("Safety Inspection");
+      // The footer's line is not on the first page (firstPage: false); the default footer is gone everywhere.
+      if (i === 0) expect(page).not.toContain("Seite");
+      else expect(page).toContain(`Seite ${i + 1} von ${pdf.pageCount}`);
+      expect(page).not.toMatch(/Page \d+ of/);
+    });
+  });
+
+  it("lays the watermark under every page's content, outside the structure tree, its text extractable", async () => {
+    const pdf = await render(template);
+    expect(text(pdf.bytes)).toContain("DRAFT");
+    expect(structText(pdf.bytes)).not.toContain("DRAFT");
+    for (const content of pageContents(pdf.bytes)) {
+      // First in the stream (under everything), an artifact of subtype Watermark.
+      expect(content.trimStart().startsWith("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC")).toBe(true);
+      expect(unmarkedContent(content)).toEqual([]);
+    }
+  });
+
+  it("prints no watermark when its condition does not hold", async () => {
+    const final = { ...inspection, sections: inspection.sections.map((s) => ({ ...s, fields: s.fields.map((f) => (f.label === "Status" ? { ...f, value: "Final" } : f)) })) };
+    expect(text((await render(template, final)).bytes)).not.toContain("DRAFT");
+  });
+
+  it("stays PDF/A-2u when asked, with every feature", async () => {
+    const pdf = await render(template, inspection, { conformance: "PDF/A-2u" });
+    expect(qpdfCheck(pdf.bytes)).toMatch(/No syntax or stream encoding errors/);
+    expect(Buffer.from(pdf.bytes).toString("latin1")).toContain("pdfaid:part");
+  });
+
+  it("prints as the default layout when the template changes nothing", async () => {
+    const plain = await render(undefined);
+    const empty = await render({});
+    expect(Buffer.from(empty.bytes).equals(Buffer.from(plain.bytes))).toBe(true);
+  });
+});
