@@ -1,0 +1,106 @@
+// Barcodes for print templates: a value encoded as a QR code, Code 128 or Data Matrix symbol, and the
+// symbol drawn as filled rectangles in a content stream (vector shapes, no picture: sharp at any zoom
+// and print resolution, and a few hundred bytes).
+//
+// The encoding is bwip-js's: BWIPP, the reference PostScript barcode library, compiled to JavaScript.
+// It is well kept (releases follow BWIPP's), has all three symbologies (and a hundred more, should a
+// template want one), is pure JavaScript with no native part, and its raw output gives the modules
+// without drawing anything. It is loaded on the first code only: 2 MB of JavaScript a print without
+// codes does not pay for at cold start.
+
+import type { ContentBytes } from "./content";
+
+export type CodeKind = "qr" | "code128" | "datamatrix";
+
+export interface CodeSymbol {
+  kind: CodeKind;
+  /** Size in modules, without the quiet zone. A linear code (Code 128) has height 1: its bars stretch to the drawn height. */
+  width: number;
+  height: number;
+  /** Dark rectangles as [x, y, w, h] quadruples in modules, from the symbol's top-left corner, y downwards (merged horizontally where adjacent, so a QR code is not thousands of squares). */
+  rects: number[];
+  /** Modules of light margin the symbology requires on every side: QR 4, Data Matrix 1, Code 128 10. */
+  quietZone: number;
+}
+
+/** Thrown for a value the symbology cannot encode (too long, characters it lacks); its message says why, in words fit for a 400 answer. */
+export class CodeNotEncodable extends Error {
+  override name = "CodeNotEncodable";
+}
+
+/** Per kind: bwip-js's name, a name for messages, the quiet zone (ISO 18004, 16022, 15417) and fixed options. */
+const KINDS = {
+  qr: { bcid: "qrcode", label: "A QR code", quietZone: 4, options: { eclevel: "M" } },
+  datamatrix: { bcid: "datamatrix", label: "A Data Matrix code", quietZone: 1, options: {} },
+  code128: { bcid: "code128", label: "A Code 128 barcode", quietZone: 10, options: {} },
+} as const;
+
+export async function encodeCode(kind: CodeKind, value: string): Promise<CodeSymbol> {
+  const { bcid, label, quietZone, options } = KINDS[kind];
+  if (value === "") throw new CodeNotEncodable(`${label} needs a value: this one is empty.`);
+  if (!value.isWellFormed()) throw new CodeNotEncodable(`${label} cannot encode this value: it is not valid text (a lone UTF-16 surrogate).`);
+  // Beyond ASCII, Code 128 has only FNC4's Latin-1, which scanners read inconsistently: refused rather than garbled.
+  const outside = kind === "code128" ? /\P{ASCII}/u.exec(value) : null;
+  if (outside) throw new CodeNotEncodable(`${label} can only carry ASCII characters, and this value has "${outside[0]}".`);
+  // BWIPP reads bytes as Latin-1 characters: given the UTF-8 bytes here, the message below can count them.
+  const bytes = Buffer.from(value, "utf8");
+  const { default: bwipjs } = await import("bwip-js");
+  let raw;
+  try {
+    // bwipjs.raw of the default export: the module's named `raw` is the symbology of that name, not this.
+    [raw] = bwipjs.raw({ bcid, text: bytes.toString("latin1"), binarytext: true, ...options });
+  } catch (e) {
+    // BWIPP's errors ("bwipp.qrcodeNoValidSymbol#27236: Maximum length exceeded ...") concern the value: the options are fixed.
+    const reason = e instanceof Error ? /^bwipp\.[^:]*: (.*)$/s.exec(e.message)?.[1] : undefined;
+    if (reason === undefined) throw e;
+    throw new CodeNotEncodable(`${label} cannot encode this value of ${bytes.length} bytes: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}.`);
+  }
+  if ("pixs" in raw) return { kind, width: raw.pixx, height: raw.pixy, rects: matrixRects(raw.pixs, raw.pixx, raw.pixy), quietZone };
+  const rects: number[] = [];
+  let x = 0;
+  // Widths alternate bar, space, bar, ...
+  raw.sbs.forEach((w, i) => {
+    if (i % 2 === 0) rects.push(x, 0, w, 1);
+    x += w;
+  });
+  return { kind, width: x, height: 1, rects, quietZone };
+}
+
+/** Each row's runs of dark modules as one rectangle each. */
+function matrixRects(pixs: number[], columns: number, rows: number): number[] {
+  const rects: number[] = [];
+  for (let y = 0; y < rows; y++) {
+    const row = y * columns;
+    for (let x = 0; x < columns; x++) {
+      if (!pixs[row + x]) continue;
+      const start = x;
+      while (x + 1 < columns && pixs[row + x + 1]) x++;
+      rects.push(start, y, x + 1 - start, 1);
+    }
+  }
+  return rects;
+}
+
+const hundredths = (v: number): number => Math.round(v * 100) / 100;
+
+/**
+ * Writes the symbol's dark modules as filled rectangles (one path, one `f`) into `out`, the symbol's
+ * bottom-left corner (without its quiet zone) at (x, y) in PDF points, `width` x `height` points, in fill colour `color` (PDF operands such as "0 0 0").
+ * Only path operators: the caller wraps them in marked content.
+ */
+export function codeOperators(out: ContentBytes, symbol: CodeSymbol, x: number, y: number, width: number, height: number, color: string): void {
+  const sx = width / symbol.width;
+  const sy = height / symbol.height;
+  const top = y + height;
+  const r = symbol.rects;
+  out.text(color).text(" rg");
+  for (let i = 0; i < r.length; i += 4) {
+    // Edges rounded as the stream writes them, from the origin each: neighbouring modules meet without a seam or overlap.
+    const left = hundredths(x + r[i] * sx);
+    const right = hundredths(x + (r[i] + r[i + 2]) * sx);
+    const upper = hundredths(top - r[i + 1] * sy);
+    const lower = hundredths(top - (r[i + 1] + r[i + 3]) * sy);
+    out.byte(0x20).num(left).byte(0x20).num(lower).byte(0x20).num(right - left).byte(0x20).num(upper - lower).text(" re");
+  }
+  out.text(" f");
+}
