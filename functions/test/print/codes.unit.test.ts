@@ -2,15 +2,12 @@
 // rasterised by poppler at 200 dpi and read back by a real decoder: zbar for QR and Code 128, libdmtx
 // for Data Matrix (zbar reads none). Also: vector only, rows merged, values refused with a reason.
 
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CodeNotEncodable, codeOperators, encodeCode, type CodeKind, type CodeSymbol } from "../../src/print/render/codes";
 import { ContentBytes } from "../../src/print/render/content";
 import { assemblePdf } from "../../src/print/render/pdf";
-import { pageRaster, pdfImages } from "./popplerText";
+import { pdfImages } from "./popplerText";
+import { decoded } from "./scanCodes";
 
 const URL = "https://print.example.com/t/acme-north/i/inspection-short";
 const MODULE = 2; // points: 5.6 pixels at 200 dpi, not a whole number of them
@@ -24,24 +21,6 @@ function pdfOf(symbol: CodeSymbol): Uint8Array {
   const out = new ContentBytes();
   codeOperators(out, symbol, margin, margin, width, height, "0 0 0");
   return assemblePdf(width + 2 * margin, height + 2 * margin, [out.view], [], { title: "Code", subject: "", keywords: [], date: new Date("2026-05-04T16:12:05Z"), language: "en" });
-}
-
-/** The page rasterised at 200 dpi and read by zbarimg or dmtxread: each symbol found as "TYPE:text". */
-function decoded(pdf: Uint8Array, decoder: "zbar" | "dmtx"): string[] {
-  const { width, height, rgb } = pageRaster(pdf, 1, 200);
-  const dir = mkdtempSync(join(tmpdir(), "codes-"));
-  try {
-    const file = join(dir, "page.ppm");
-    writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${width} ${height}\n255\n`), rgb]));
-    if (decoder === "dmtx") {
-      const r = spawnSync("dmtxread", ["-N1", file], { encoding: "buffer" });
-      return r.stdout.length ? [`DataMatrix:${r.stdout.toString("utf8")}`] : [];
-    }
-    const r = spawnSync("zbarimg", ["-q", file], { encoding: "utf8" });
-    return r.stdout.split("\n").filter((line) => line);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** The rectangles as [x, y, w, h] tuples. */

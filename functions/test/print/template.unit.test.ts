@@ -7,8 +7,9 @@ import { renderInstancePdf, type PreparedImage, type PrintableInstance } from ".
 import { formatterFor } from "../../src/print/render/format";
 import { documentModel } from "../../src/print/render/model";
 import { fillLine, holds, lineProblem, type DocumentTemplate } from "../../src/print/render/template";
-import { pageContents, pdfInfo, qpdfCheck, structText, unmarkedContent } from "./pdfChecks";
-import { layoutLines, popplerLines } from "./popplerText";
+import { pageContents, pdfInfo, qpdfCheck, qpdfObjects, structText, unmarkedContent } from "./pdfChecks";
+import { layoutLines, pdfImages, popplerLines } from "./popplerText";
+import { decoded } from "./scanCodes";
 
 const options = { instanceId: "insp-7", targetName: "Acme North", generatedAt: new Date("2026-05-04T16:12:05Z") };
 const fmt = formatterFor("en-GB", "UTC");
@@ -162,7 +163,7 @@ describe("a templated PDF", () => {
     const order = ["Boiler tag", "B-12", "Manufacturer", "Viessmann", "Model", "Vitoplex 300", "Status", "Draft", "Front", "Burner", "Gauge"].map((t) => tree.indexOf(`"${t}"`));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(pdf.warnings).toEqual(["{field:Unknown} names no field of the instance: printed as nothing"]);
+    expect(pdf.warnings).toEqual([expect.stringMatching(/^\{field:Unknown\} has no value here/)]);
     expect(pdfInfo(pdf.bytes).Tagged).toBe("yes");
     expect(qpdfCheck(pdf.bytes)).toMatch(/No syntax or stream encoding errors/);
   });
@@ -209,3 +210,44 @@ describe("a templated PDF", () => {
     expect(Buffer.from(empty.bytes).equals(Buffer.from(plain.bytes))).toBe(true);
   });
 });
+
+describe("a template's code", () => {
+  const long: PrintableInstance = { ...inspection, sections: [{ title: "Details", fields: Array.from({ length: 60 }, (_, i) => ({ label: `Reading ${i}`, type: "number", value: i })) }] };
+  const url = "https://print.example.com/t/acme-north/i/{instanceId}?tag={field:Boiler tag}";
+  /** The Figures of the structure tree and their alternate texts (qpdf's objects). */
+  const figures = (bytes: Uint8Array): string[] =>
+    Object.values(qpdfObjects(bytes))
+      .map((o) => (o as { value?: Record<string, unknown> }).value)
+      .filter((v) => v?.["/S"] === "/Figure")
+      .map((v) => String(v!["/Alt"]));
+
+  it.each(["header-right", "title-right", "footer-left"] as const)("at %s: vector shapes a scanner reads on each page it is on, one Figure whose alternate text is its value", async (position) => {
+    const instance = { ...long, sections: [{ ...long.sections[0], fields: [{ label: "Boiler tag", type: "text", value: "B-12" }, ...long.sections[0].fields] }] };
+    const pdf = await render({ code: { kind: "qr", value: url, position } }, instance as PrintableInstance);
+    const value = "https://print.example.com/t/acme-north/i/insp-7?tag=B-12";
+    expect(pdf.pageCount).toBeGreaterThan(1);
+    expect(decoded(pdf.bytes, "zbar", 1)).toEqual([`QR-Code:${value}`]);
+    // Repeated on later pages at the header's or footer's place; beside the title on the first page only.
+    expect(decoded(pdf.bytes, "zbar", 2)).toEqual(position === "title-right" ? [] : [`QR-Code:${value}`]);
+    expect(pdfImages(pdf.bytes)).toEqual([]);
+    expect(figures(pdf.bytes)).toEqual([`u:${value}`]);
+    for (const content of pageContents(pdf.bytes)) expect(unmarkedContent(content)).toEqual([]);
+    // Nothing drawn over it: the content starts below a header's code and ends above a footer's.
+    expect(layoutLines(pdf.bytes).join("\n")).toContain("Reading 0");
+    expect(qpdfCheck(pdf.bytes)).toMatch(/No syntax or stream encoding errors/);
+  });
+
+  it("reads as Code 128 and Data Matrix too", async () => {
+    const bars = await render({ code: { kind: "code128", value: "INSP-{instanceId}", position: "title-right" } });
+    expect(decoded(bars.bytes, "zbar")).toEqual(["CODE-128:INSP-insp-7"]);
+    const matrix = await render({ code: { kind: "datamatrix", value: "{title}", position: "footer-left" } });
+    expect(decoded(matrix.bytes, "dmtx")).toEqual(["DataMatrix:Boiler inspection B-12"]);
+  });
+
+  it("is left out, with a warning, when the symbology cannot carry the value", async () => {
+    const pdf = await render({ code: { kind: "code128", value: "{title} €", position: "title-right" } });
+    expect(figures(pdf.bytes)).toEqual(figures((await render(undefined)).bytes));
+    expect(pdf.warnings).toEqual([expect.stringMatching(/Code 128 .*ASCII.*left out/)]);
+  });
+});
+

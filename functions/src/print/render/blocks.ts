@@ -6,6 +6,7 @@
 import { EMPTY_MARKER } from "./format";
 import { baselineIn, blockLabel, listItem, type Layout } from "./layout";
 import type { Block, DocumentModel } from "./model";
+import { drawCode, titleCodeBox, type PlacedCode } from "./pageCode";
 import { table } from "./table";
 import type { PreparedImage } from "./types";
 
@@ -186,13 +187,13 @@ function field(layout: Layout, list: number, block: Block): void {
   }
 }
 
-/** Draws the logo scaled into its box, at the top of the first page (a Figure: `element`); returns its drawn height. */
-function drawLogo(layout: Layout, logo: PreparedImage, element: number): number {
+/** Draws the logo scaled into its box, at the top of the first page, its end `end` short of the content's (a Figure: `element`); returns its drawn height. */
+function drawLogo(layout: Layout, logo: PreparedImage, element: number, end: number): number {
   const { page, logo: box } = layout.style;
   const fit = Math.min(box.width / logo.width, box.height / logo.height);
   const width = logo.width * fit;
   const height = logo.height * fit;
-  const x = layout.left(page.marginX + page.contentWidth - width, width);
+  const x = layout.left(page.marginX + page.contentWidth - end - width, width);
   layout.image(element, logo, x, layout.y - height, width, height);
   return height;
 }
@@ -202,21 +203,24 @@ function drawLogo(layout: Layout, logo: PreparedImage, element: number): number 
  * logo's Figure with the target's name as its alternative text, a list of the two rows), then each
  * section (Sect with its H2 and a list, L, of its fields, one item, LI: Lbl, LBody, each).
  */
-export function layoutDocument(layout: Layout, model: DocumentModel, logo: PreparedImage | undefined): void {
+export function layoutDocument(layout: Layout, model: DocumentModel, logo: PreparedImage | undefined, titleCode?: { code: PlacedCode; figure: () => number }): void {
   const { page, text, leading, head, section: sectionStyle, colors } = layout.style;
   const structure = layout.draw.structure;
   const words = layout.fmt.words;
   const headTop = layout.y;
   const heading = structure.add("H1");
-  const logoHeight = logo ? drawLogo(layout, logo, structure.add("Figure", 0, { alt: model.targetName })) : 0;
-  const titleWidth = logo ? page.contentWidth - layout.style.logo.width - layout.style.logo.gap : page.contentWidth;
+  // A template's code at the title's end, the logo before it.
+  const codeBox = titleCode ? titleCodeBox(titleCode.code) : { width: 0, height: 0 };
+  if (titleCode) drawCode(layout, titleCode.code, 0, page.marginX + page.contentWidth - titleCode.code.width, headTop, titleCode.figure());
+  const logoHeight = logo ? drawLogo(layout, logo, structure.add("Figure", 0, { alt: model.targetName }), codeBox.width) : 0;
+  const titleWidth = page.contentWidth - codeBox.width - (logo ? layout.style.logo.width + layout.style.logo.gap : 0);
   layout.placeRow({
     cells: [{ x: page.marginX, width: titleWidth, lines: layout.wrap(text.title, model.title, titleWidth), style: text.title, element: heading }],
     leading: leading.title,
     padTop: 0,
     padBottom: head.titleBelow,
   });
-  layout.y = Math.min(layout.y, headTop - logoHeight - layout.style.logo.below);
+  layout.y = Math.min(layout.y, headTop - logoHeight - layout.style.logo.below, headTop - codeBox.height);
   const about = structure.add("L");
   labelValueRow(layout, about, words.objectType, model.objectTypeName, false);
   labelValueRow(layout, about, words.target, model.targetName, false);

@@ -172,6 +172,19 @@ export class Pages {
     this.artifacts.entry().text(color).text(" rg ").num(x).byte(0x20).num(y).byte(0x20).num(w).byte(0x20).num(h).text(" re f");
   }
 
+  /**
+   * Vector shapes on page `i` (a template's code), written by `write`: content of `element`, or a
+   * pagination artifact without one (the same code repeated on later pages).
+   */
+  shapesOn(i: number, element: number | undefined, write: (out: ContentBytes) => void): void {
+    const out = this.pages[i].content.entry();
+    if (!this.structure.tagged) return write(out);
+    if (element === undefined) out.text("/Artifact <</Type /Pagination>> BDC ");
+    else out.byte(0x2f).text(this.structure.types[element]).text(" <</MCID ").int(this.structure.mark(element, i)).text(">> BDC ");
+    write(out);
+    out.text(" EMC");
+  }
+
   /** Page `i`'s content, for operators appended to it (the footer). */
   contentOfPage(i: number): ContentBytes {
     return this.pages[i].content;

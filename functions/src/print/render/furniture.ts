@@ -65,13 +65,15 @@ function templateLine(layout: Layout, out: ContentBytes, parts: readonly string[
 /** Fills a template's line for page `i` of `pages`: its three parts, as printed. */
 export type LineFiller = (line: TemplateLine, i: number, pages: number) => string[];
 
-/** Fills a template's lines: the document's placeholders, the page's, and the instance's fields; one that names no field is a warning. */
-export function lineFiller(model: DocumentModel, values: Partial<Record<PlaceholderName, string>>, warnings: Set<string>): LineFiller {
-  const unknown = (placeholder: string) => warnings.add(`${placeholder} names no field of the instance: printed as nothing`);
-  return (line, i, pages) => {
-    const all = { ...values, page: String(i + 1), pages: String(pages) };
-    return [line.left, line.center, line.right].map((part) => (part ? fillLine(part, all, model.fieldText, unknown) : ""));
-  };
+/** A template's text with its placeholders filled (`values` and the instance's fields); one without a value here is a warning. */
+export function filler(model: DocumentModel, values: Partial<Record<PlaceholderName, string>>, warnings: Set<string>): (text: string, page?: { i: number; pages: number }) => string {
+  const unknown = (placeholder: string) => warnings.add(`${placeholder} has no value here (no such field, or a page number outside a header or footer): printed as nothing`);
+  return (text, page) => fillLine(text, page ? { ...values, page: String(page.i + 1), pages: String(page.pages) } : values, model.fieldText, unknown);
+}
+
+/** Fills a template's lines for each page. */
+export function lineFiller(fill: ReturnType<typeof filler>): LineFiller {
+  return (line, i, pages) => [line.left, line.center, line.right].map((part) => (part ? fill(part, { i, pages }) : ""));
 }
 
 /** A template's header on each page it is on (after the first, and the first when it says so), over a rule as the running header's. */

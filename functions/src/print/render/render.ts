@@ -14,8 +14,9 @@ import { Pages } from "./draw";
 import { DocumentFonts } from "./fontUse";
 import { layoutDocument } from "./blocks";
 import { Layout } from "./layout";
-import { footers, lineFiller, runningHeader, templateHeaders, watermarks } from "./furniture";
+import { filler, footers, lineFiller, runningHeader, templateHeaders, watermarks } from "./furniture";
 import { displayText, documentModel } from "./model";
+import { codeOnPages, sizedCode, styleWithCode } from "./pageCode";
 import { PAPER_SIZES } from "./paper";
 import { assemblePdf, DocumentImages } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
@@ -60,7 +61,10 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const warnings = new Set(model.warnings);
 
   const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}${template ? `\n${templateText(template)}` : ""}`, locale, options.maxRuns);
-  const style = defaultStyle(options.paperSize, options.accentColor);
+  const generated = fmt.timestamp(generatedAt);
+  const fill = template && filler(model, { title, objectType: objectTypeName, target: targetName, instanceId, generatedAt: generated }, warnings);
+  const code = template?.code && fill ? await sizedCode(template.code, fill(template.code.value), warnings) : undefined;
+  const style = code ? styleWithCode(defaultStyle(options.paperSize, options.accentColor), code) : defaultStyle(options.paperSize, options.accentColor);
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
   const fonts = new DocumentFonts(options.tagged === false ? undefined : docText.settings.language);
   const pages = new Pages(fonts, new DocumentImages(), new Structure(options.tagged !== false));
@@ -68,14 +72,17 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   let header: Uint8Array | undefined = template?.header ? new Uint8Array(0) : undefined;
   const layout = new Layout(style, docText, fmt, pages, docText.settings.rtl, { pages: options.maxPages ?? Infinity, lines: options.maxLines ?? Infinity }, () => (header ??= runningHeader(style, docText, pages, title)));
   const logo = options.logo && options.logo.width > 0 && options.logo.height > 0 ? options.logo : undefined;
-  layoutDocument(layout, model, logo);
-  // Headers and footers, now that the page count is known.
-  const generated = fmt.timestamp(generatedAt);
-  if (template) {
-    const fill = lineFiller(model, { title, objectType: objectTypeName, target: targetName, instanceId, generatedAt: generated }, warnings);
-    if (template.header) templateHeaders(layout, template.header, fill);
+  // The code's Figure where a reader meets it: before the title in the header, beside it after it, last in the footer.
+  const codeFigure = () => pages.structure.add("Figure", 0, { alt: code!.value });
+  const headerCode = code?.position === "header-right" ? codeFigure() : undefined;
+  layoutDocument(layout, model, logo, code?.position === "title-right" ? { code, figure: codeFigure } : undefined);
+  // Headers, footers and the watermark, now that the page count is known.
+  if (code && code.position !== "title-right") codeOnPages(layout, code, headerCode ?? codeFigure());
+  if (template && fill) {
+    const line = lineFiller(fill);
+    if (template.header) templateHeaders(layout, template.header, line);
     const footer = template.footer;
-    footers(layout, footer ? { line: footer, fill } : fmt.words.footer(instanceId, generated), footerText);
+    footers(layout, footer ? { line: footer, fill: line } : fmt.words.footer(instanceId, generated), footerText);
     if (template.watermark && holds(template.watermark.when, model.field)) watermarks(layout, template.watermark.text);
   } else footers(layout, fmt.words.footer(instanceId, generated), footerText);
   docText.release();
