@@ -38,6 +38,11 @@ export const params = {
     default: 120,
     description: "New PDFs (renders that miss the stored ones) one user may cause per hour, over every target; beyond it print and send-pdf answer 429.",
   }),
+  /** Previews per user per hour: a template editor asks for one as its author types (nothing stored). */
+  previewsPerUserPerHour: defineInt("PREVIEWS_PER_USER_PER_HOUR", {
+    default: 2_000,
+    description: "Previews (POST preview: a PDF rendered with a template, stored nowhere) one user may ask for per hour, over every target; beyond it the route answers 429.",
+  }),
   /** Documents printed in print jobs per target per day: a job is up to 10,000 renders of the shared queue. */
   jobDocumentsPerTargetPerDay: defineInt("JOB_DOCUMENTS_PER_TARGET_PER_DAY", {
     default: 50_000,

@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
+import { z } from "zod";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { HOUR_MS, STORAGE_DEADLINE_MS, isEmulator, params } from "../config";
 import { defaultBucket, firestoreSdk } from "../firebase";
@@ -15,9 +16,11 @@ import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
 import type { PreparedImage, PrintableInstance, RenderedPdf } from "./render";
+import type { DocumentTemplate } from "./render/template";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
+import { templateFor, type FoundTemplate } from "./templates/store";
 
 /** Where generated PDFs live in the default bucket (SPEC.md section 8). */
 export const PDF_PREFIX = "generated-pdfs/";
@@ -44,18 +47,31 @@ export interface StoredPdf {
   downloadToken?: string;
   /** The settings it is printed with. */
   settings: PrintSettings;
+  /** The template it is printed with (none: the default layout). */
+  template?: FoundTemplate;
 }
+
+/** What answers and the audit trail say of a template: which, which version, where it is kept. */
+export const templateShown = (template: FoundTemplate | undefined) => (template ? { templateId: template.templateId, version: template.version, source: template.source } : null);
+
+/** The schema of templateShown in print's and send-pdf's answers. */
+export const templateSchema = z
+  .strictObject({ templateId: z.string(), version: z.int().positive(), source: z.string().describe("The document path of the target that holds it.") })
+  .nullable()
+  .describe("The print template the PDF is printed with; null: the default layout.");
 
 /**
  * The object name of an instance's PDF: under the prefix, the target's path and the instance id
  * (each segment an id the pipeline validated: no slash, no dot segment), then the version of the
- * instance it shows and a hash of the settings it is printed with. No input can steer it outside
- * `generated-pdfs/{target}/{instanceId}/`.
+ * instance it shows, a hash of the settings it is printed with, and the template's (a hash of its id
+ * and the target that holds it: an id may hold any character) with its version: an edited template
+ * prints anew. No input can steer it outside `generated-pdfs/{target}/{instanceId}/`.
  */
-export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings, pictures = ""): string {
+export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings, pictures = "", template?: FoundTemplate): string {
   const updated = instance.updateTime!;
   const version = `${updated.seconds}${String(updated.nanoseconds).padStart(9, "0")}`;
-  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings, pictures)}.pdf`;
+  const layout = template ? `-t${createHash("sha256").update(`${template.source}/${template.templateId}`).digest("hex").slice(0, 10)}v${template.version}` : "";
+  return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings, pictures)}${layout}.pdf`;
 }
 
 /** A file name safe everywhere (ASCII letters, digits, space . _ -), ending in .pdf. */
@@ -141,23 +157,30 @@ export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({
   storagePath: pdf.storagePath,
   cached: pdf.cached,
   ...pdf.settings,
+  template: templateShown(pdf.template),
 });
 
 /** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
 export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstanceId: string }>) => `${path}/objectInstances/${body.objectInstanceId}`;
 
+/** The instance of a print, which must exist (404), and the template it prints with: the one named (404 when not on the target's chain), else its type's nearest. */
+async function instanceAndTemplate(access: Access, instance: DocumentSnapshot, templateId: string | undefined) {
+  if (!instance.exists) throw notFound(`Object instance '${instance.id}' does not exist in this target.`);
+  const stored = instance.data()!;
+  return { stored, template: await templateFor(access.chain, stored.objectTypeName, templateId) };
+}
+
 /**
  * The PDF of one object instance of the target (read by the pipeline: `objectInstance`), rendered
- * and stored, or the one already stored for the same version of the instance.
+ * and stored, or the one already stored for the same version of the instance, settings and template.
  */
-export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, renderedBy: string): Promise<StoredPdf> {
+export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, renderedBy: string, templateId?: string): Promise<StoredPdf> {
   const instanceId = instance.id;
-  if (!instance.exists) throw notFound(`Object instance '${instanceId}' does not exist in this target.`);
-  const stored = instance.data()!;
+  const { stored, template } = await instanceAndTemplate(access, instance, templateId);
   // The pictures it may show, and their versions: part of the stored PDF's name. (The logo's path,
   // in the settings, is its version: an upload is a new path.)
   const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
-  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures));
+  const storagePath = pdfObjectName(access, instanceId, instance, settings, picturesVersion(pictures), template);
   const failed = failedRenders.get(storagePath);
   if (failed) throw failed;
 
@@ -168,7 +191,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   if (metadata) {
     const pageCount = Number(metadata.metadata?.pageCount ?? 0);
     const downloadToken = String(metadata.metadata?.firebaseStorageDownloadTokens ?? "").split(",")[0] || undefined;
-    return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken, settings };
+    return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken, settings, template };
   }
 
   // A render: counted against the user before any work (settings in the body make every request a
@@ -178,7 +201,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
   let pdf: RenderedPdf;
   try {
-    pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings);
+    pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings, { template: template?.template });
   } catch (error) {
     throw rememberFailure(storagePath, error);
   }
@@ -199,7 +222,27 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
       },
     }),
   );
-  return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken, settings };
+  return { file, title, bytes: pdf.bytes, storagePath, sizeBytes: pdf.bytes.length, pageCount: pdf.pageCount, cached: false, downloadToken, settings, template };
+}
+
+/**
+ * A preview: the instance rendered with a template (unsaved, named, or its type's) and the settings,
+ * stored nowhere. Counted against the user's own preview quota (PREVIEWS_PER_USER_PER_HOUR), not the renders'.
+ */
+export async function previewOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, caller: string, template: { given?: DocumentTemplate; templateId?: string }): Promise<RenderedPdf> {
+  if (!instance.exists) throw notFound(`Object instance '${instance.id}' does not exist in this target.`);
+  const { stored, template: found } = template.given ? { stored: instance.data()!, template: undefined } : await instanceAndTemplate(access, instance, template.templateId);
+  const max = params.previewsPerUserPerHour.value();
+  await consumeQuotas([{ action: "preview", subject: caller, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} previews per hour per user` }]);
+  const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
+  const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
+  try {
+    return await renderStoredInstance({ path: access.path, name: targetName }, instance.id, stored, pictures, settings, { template: template.given ?? found?.template });
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    logs.unexpectedError(error);
+    throw new HttpError(422, "The object instance could not be previewed.");
+  }
 }
 
 /** An object of the default bucket by its path (what the picture and logo lookups take). */
@@ -222,8 +265,8 @@ export async function renderStoredInstance(
   stored: FirebaseFirestore.DocumentData,
   pictures: readonly PictureObject[],
   settings: PrintSettings,
-  /** A print job's chunk: the logo prepared once, and the renders added up for one log line (else logged each). */
-  batch?: RenderBatch,
+  /** batch: a print job's chunk (the logo prepared once, the renders added up for one log line, else logged each); template: the layout's (none: the default). */
+  { batch, template }: { batch?: RenderBatch; template?: DocumentTemplate } = {},
 ): Promise<RenderedPdf> {
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
@@ -235,7 +278,7 @@ export async function renderStoredInstance(
     const data = printable(stored);
     pdf = await oneRenderAtATime(async () => {
       const images = await preparePictures(pictures, storageCall);
-      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (batch?.logo ?? preparedLogo(settings)) });
+      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (batch?.logo ?? preparedLogo(settings)), template });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {

@@ -90,7 +90,7 @@ describe("firebase-tools discovery of the built functions", () => {
 
   it("lists every param, the SendGrid secret on print only, and no default that only suits the demo project", () => {
     const params = Object.fromEntries(build.params.map((p) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
+    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "PREVIEWS_PER_USER_PER_HOUR", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
     expect(params.SENDGRID_API_KEY.type).toBe("secret");
     expect(params.MAIL_FROM_NAME.default).toBe("Print service");
     // A real project gets the production quota unless it sets one; only the demo project lifts it.

@@ -10,6 +10,8 @@ import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
 import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
+import type { DocumentTemplate } from "../render/template";
+import { templateFor } from "../templates/store";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
 import { chunkPath, chunksPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
@@ -107,6 +109,25 @@ export async function finishChunk(ref: FirebaseFirestore.DocumentReference, resu
   });
 }
 
+/**
+ * The template of each instance of a chunk, found once per object type (the one the job names, else
+ * the type's nearest on the job's chain): a chunk prints its instances with one version of each. A
+ * named template deleted since the job started fails the chunk's documents (404), each with the reason.
+ */
+function chunkTemplates(job: JobDocument): (objectTypeName: unknown) => Promise<DocumentTemplate | undefined> {
+  const chain = job.auditChain.map((path) => ({ path, data: {} }));
+  const found = new Map<string, Promise<DocumentTemplate | undefined>>();
+  return (objectTypeName) => {
+    const key = job.templateId === undefined ? String(objectTypeName) : "";
+    let template = found.get(key);
+    if (!template) {
+      template = templateFor(chain, objectTypeName, job.templateId).then((t) => t?.template);
+      found.set(key, template);
+    }
+    return template;
+  };
+}
+
 /** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
 async function printChunk(target: string, jobId: string, index: number, job: JobDocument, ids: readonly string[], result: ChunkResult): Promise<void> {
   const refs = ids.map((id) => db().doc(`${target}/objectInstances/${id}`));
@@ -114,6 +135,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const instances = await firestoreCall(() => db().getAll(...refs));
   // The logo once for the chunk (a failure to get it fails the chunk, retried as a whole), and one log line.
   const batch = renderBatch(job.settings);
+  const templateOf = chunkTemplates(job);
   const run = randomBytes(4).toString("hex");
   let pack: Buffer[] = [];
   let packBytes = 0;
@@ -141,7 +163,8 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     try {
       const stored = instance.data()!;
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
-      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, batch);
+      const template = await templateOf(stored.objectTypeName);
+      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, { batch, template });
       result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: name, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
       packBytes += pdf.bytes.length;

@@ -69,6 +69,8 @@ export interface JobDocument {
   chunks: number;
   output: JobOutput;
   settings: PrintSettings;
+  /** The print template the request named (checked on the target's chain then; each chunk finds it again). None: each instance's type's nearest, else the default layout. */
+  templateId?: string;
   targetName: string;
   createdBy: string;
   /** How the creator signed in, and the target's chain (root first): the job's later events are theirs, on that trail. */

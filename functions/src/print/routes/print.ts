@@ -2,13 +2,14 @@ import { z } from "zod";
 import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance } from "../documents";
+import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The object instance to print, by id (SPEC.md 4.1), and settings for this PDF only. */
 const printBody = z.strictObject({
   objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
+  templateId: idField.optional().meta({ description: "A print template on the target's chain to print with; default: the nearest one for the instance's object type, else the default layout" }),
   ...settingsOverrides,
 });
 
@@ -36,23 +37,24 @@ export const print = defineRoute({
         pageCount: z.int().positive(),
         cached: z.boolean().describe("True when the same version of the instance had been rendered before with the same settings."),
         ...shownSettingsSchema,
+        template: templateSchema,
       }),
     }),
   },
   errors: {
-    404: "No such object instance in this target.",
+    404: "No such object instance in this target, or templateId names no template on the target's chain.",
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
     429: "The user caused too many new PDFs this hour (RENDERS_PER_USER_PER_HOUR; a stored PDF does not count); Retry-After says for how long.",
     503: "Cloud Storage unavailable.",
   },
   async handle({ access, caller, body, docs: [instance] }) {
-    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid);
+    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, body.templateId);
     const { url, expiresAt } = await downloadUrl(pdf);
     // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
     await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
-      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...shownSettings(pdf.settings) },
+      data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...shownSettings(pdf.settings), template: templateShown(pdf.template) },
     };
   },
 });

@@ -18,6 +18,7 @@ import { instanceFilter, instancesMatching } from "../jobs/selection";
 import { jobWebhookEndpoint } from "../jobs/webhook";
 import { consumeQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
+import { templateFor } from "../templates/store";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** 10,000 ids of up to 128 characters are about 1.3 MB of JSON at worst, 230 KB as ids usually are: the pipeline's 100 KiB is too little. */
@@ -47,6 +48,7 @@ const createBody = z
         description:
           "zip: one archive of the PDFs, with manifest.json naming every requested instance once; merged: one tagged PDF (PDF/A-2u when the settings ask) of every printed instance, each from a new page with a bookmark of its own (the failures are in the job's status)",
       }),
+    templateId: idField.optional().meta({ description: "A print template on the target's chain to print every instance with; default: each instance's type's nearest template, else the default layout" }),
     ...settingsOverrides,
   })
   .refine((body) => (body.objectInstanceIds === undefined) !== (body.filter === undefined), "must have exactly one of 'objectInstanceIds' and 'filter'");
@@ -79,15 +81,18 @@ export const createPrintJob = defineRoute({
     }),
   },
   errors: {
+    404: "templateId names no template on the target's chain.",
     422: "This Idempotency-Key was used for another request; or the filter matches no instance of the target, or more than 10,000 (the message names the count).",
     429: "The target has 3 print jobs queued or running, or printed JOB_DOCUMENTS_PER_TARGET_PER_DAY documents in jobs today; Retry-After says when to try again.",
     503: "The print-job queue or Cloud Storage is unavailable.",
   },
   async handle({ access, caller, body, req, res }) {
-    const { objectInstanceIds, filter, output, ...overrides } = body;
+    const { objectInstanceIds, filter, output, templateId, ...overrides } = body;
     const settings = effectiveSettings(access.chain, overrides);
     // The request as sent (not the settings or the instances it resolved to: a replay after an administrator changed them is the same request).
-    const requestHash = createHash("sha256").update(JSON.stringify([objectInstanceIds ?? { filter }, output, overrides])).digest("hex");
+    const requestHash = createHash("sha256").update(JSON.stringify([objectInstanceIds ?? { filter }, output, overrides, ...(templateId === undefined ? [] : [templateId])])).digest("hex");
+    // A template named must be on the target's chain now (404); the chunks find it again as they run.
+    if (templateId !== undefined) await templateFor(access.chain, undefined, templateId);
     const key = req.get("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
     // With a key, the job's id is made from it: the same key is the same job, whatever instance answers.
@@ -122,6 +127,7 @@ export const createPrintJob = defineRoute({
         expireAt,
         requestHash,
         ...(filter && { filter }),
+        ...(templateId !== undefined && { templateId }),
         ...(isEmulator() && { outputToken: randomUUID() }),
         ...(webhook && { webhook: { attempts: 0 } }),
       };
@@ -147,7 +153,7 @@ export const createPrintJob = defineRoute({
         throw error;
       }
     }
-    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...settings } });
+    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...(templateId !== undefined && { templateId }), ...settings } });
     res.set("Location", statusUrl(jobId));
     const status = existing?.status ?? "queued";
     return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: existing?.total ?? ids.length, statusUrl: statusUrl(jobId) } };

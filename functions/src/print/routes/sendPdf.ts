@@ -6,7 +6,7 @@ import { HttpError } from "../../http/errors";
 import { BIDI_CONTROLS } from "../../http/ids";
 import { defineRoute } from "../../http/routes";
 import { idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
-import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName } from "../documents";
+import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
@@ -39,6 +39,7 @@ const sendPdfBody = z
     // Lines and tabs, but no other control character (NUL, ESC, C1): nothing a mail client would render or a relay refuse.
     message: z.string().trim().min(1).max(10_000).regex(/^(?:[^\p{Cc}]|[\t\n\r])*$/u, "must not contain control characters other than line breaks and tabs").optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
+    templateId: idField.optional().meta({ description: "A print template on the target's chain to print with; default: the nearest one for the instance's object type, else the default layout" }),
     ...settingsOverrides,
   })
   // Zod runs this even when an address failed (a format issue does not abort), with that field untransformed: a string is one recipient.
@@ -92,6 +93,7 @@ export const sendPdf = defineRoute({
         storagePath: z.string().regex(/^generated-pdfs\//).describe("The PDF sent, as the print route stores it."),
         messageId: z.string().describe("SendGrid's X-Message-Id."),
         ...shownSettingsSchema,
+        template: templateSchema,
       }),
     }),
   },
@@ -103,7 +105,7 @@ export const sendPdf = defineRoute({
   ],
   errors: {
     400: "Invalid body, a recipient outside the target's allowed domains, or an invalid Idempotency-Key.",
-    404: "No such object instance in this target.",
+    404: "No such object instance in this target, or templateId names no template on the target's chain.",
     409: "A request with the same Idempotency-Key is still being processed.",
     413: "The PDF is over 20 MB, too large to email.",
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed; or the Idempotency-Key was used for another request.",
@@ -122,7 +124,7 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid);
+      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, body.templateId);
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
@@ -140,7 +142,7 @@ export const sendPdf = defineRoute({
       await audit(access, caller, { action: "pdf.mailed", subject: instance.id, details: { ...pdfDetails(instance, pdf), recipients: recipients.length, recipientDomains: domains, messageId } }).catch(logs.auditEventLost);
       return {
         message: "PDF sent.",
-        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId, ...shownSettings(pdf.settings) },
+        data: { recipients: recipients.length, storagePath: pdf.storagePath, messageId, ...shownSettings(pdf.settings), template: templateShown(pdf.template) },
       };
     });
   },

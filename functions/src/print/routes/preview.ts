@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { defineRoute } from "../../http/routes";
+import { idField } from "../../http/validation";
+import { objectInstance, previewOfInstance } from "../documents";
+import { asDocumentTemplate, printTemplateSchema } from "../templates/schema";
+import { effectiveSettings, settingsOverrides } from "../settings";
+import { PRINT_PERMISSIONS } from "./permissions";
+
+/** The header that carries the template's warnings: a JSON list of strings, percent-encoded (a header is ASCII). */
+export const WARNINGS_HEADER = "Print-Warnings";
+
+/** The instance to preview, and the template: given unsaved, named, or else the one its print would use. */
+const previewBody = z
+  .strictObject({
+    objectInstanceId: idField.meta({ description: "Id of an object instance of the target", examples: ["inspection-short"] }),
+    template: printTemplateSchema.optional().meta({ description: "An unsaved template to print with (the editor's)" }),
+    templateId: idField.optional().meta({ description: "A saved template on the target's chain to print with" }),
+    ...settingsOverrides,
+  })
+  .refine((body) => !(body.template && body.templateId), { message: "give template or templateId, not both", path: ["templateId"] });
+
+/**
+ * Issue 35: the instance rendered with a template, answered as the PDF's bytes: nothing stored,
+ * nothing mailed, its own per-user quota. A template editor calls it as its author types.
+ */
+export const preview = defineRoute({
+  method: "post",
+  path: "/preview",
+  summary: "Render an object instance with a template (saved or not) and get the PDF itself, stored nowhere",
+  anyOf: PRINT_PERMISSIONS,
+  body: previewBody,
+  reads: (scope) => [objectInstance(scope)],
+  response: {
+    status: 200,
+    description: "The PDF's bytes.",
+    schema: z.unknown(),
+    binary: {
+      mediaType: "application/pdf",
+      headers: [{ name: WARNINGS_HEADER, description: "What the template names that the instance lacks (sections, fields, placeholders) or cannot print (a code's value): a JSON list of strings, percent-encoded as encodeURIComponent does." }],
+    },
+  },
+  errors: {
+    404: "No such object instance in this target, or templateId names no template on the target's chain.",
+    422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
+    429: "The user asked for too many previews this hour (PREVIEWS_PER_USER_PER_HOUR); Retry-After says for how long.",
+  },
+  async handle({ access, caller, body, docs: [instance] }) {
+    const given = body.template && asDocumentTemplate(body.template);
+    const pdf = await previewOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, { given, templateId: body.templateId });
+    return {
+      bytes: pdf.bytes,
+      headers: { [WARNINGS_HEADER]: encodeURIComponent(JSON.stringify(pdf.warnings)), "Cache-Control": "no-store", "Content-Disposition": "inline" },
+    };
+  },
+});
