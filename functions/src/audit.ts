@@ -15,7 +15,7 @@ import { currentRequestId } from "./http/requestContext";
 /** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
 export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
 
-export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created", "print_job.cancelled", "print_job.finished"] as const;
+export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created", "print_job.cancelled", "print_job.finished", "print_template.saved", "print_template.deleted"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditInput {

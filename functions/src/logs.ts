@@ -58,6 +58,15 @@ export function unusablePrintSetting(targetPath: string, setting: string): void 
   logger.warn(`Print setting '${setting}' of ${targetPath} cannot be used; the inherited or default value is printed`, withRequest({ targetPath, setting }));
 }
 
+/**
+ * A stored print template that fails the schema (written by another system, or before a bound
+ * applied): skipped, as if absent (the next template on the chain, or the default layout, serves).
+ * `problems` names the places and kinds of the first issues, never the stored text.
+ */
+export function unusablePrintTemplate(path: string, problems: string): void {
+  logger.warn(`Print template ${path} cannot be used and is skipped: ${problems}`, withRequest({ path, problems }));
+}
+
 /** A picture of an image or signature field is not printed ("image unavailable"): why, never the path (it may name another target). */
 export function pictureRefused(reason: string): void {
   logger.warn(`A picture is not printed: ${reason}`, withRequest({ reason }));

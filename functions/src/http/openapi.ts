@@ -17,6 +17,7 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string }> 
   siteId: { description: "Site id", example: "harbor" },
   userId: { description: "The identity-provider (Firebase Auth) user id", example: "north-reader" },
   jobId: { description: "A print job's id, as POST print-jobs answered it", example: "3f0c8a1e2b7d4c6f9a0b1c2d" },
+  templateId: { description: "A print template's id, chosen by whoever saves it", example: "safety-inspection" },
 };
 
 /** Errors every route can answer, from the shared pipeline. */

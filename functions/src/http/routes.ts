@@ -121,7 +121,7 @@ export interface Upload {
   maxBytes: number;
 }
 
-const PARAM_LABELS: Record<string, string> = { userId: "user id", jobId: "job id" };
+const PARAM_LABELS: Record<string, string> = { userId: "user id", jobId: "job id", templateId: "template id" };
 
 /** The bytes of an upload, as the platform's parser or `uploadBody` left them. */
 function uploadedBytes(req: Request): Buffer {

@@ -5,6 +5,8 @@ import { TIMESTAMP_SECONDS } from "./pageToken";
 
 /** Unknown keys an answer names (the rest are counted). */
 const MAX_KEYS_NAMED = 10;
+/** Problems an answer names (the rest are counted): a body of thousands of bad items gets a short answer. */
+const MAX_PROBLEMS_NAMED = 20;
 
 /** A UTF-16 surrogate on its own (in a u-mode regex a pair is one code point): JSON can carry one, UTF-8 cannot. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -52,17 +54,23 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
+  // A value of the wrong type is said once: zod may add checks of the same place that mean nothing then.
+  const wrongType = new Set(result.error.issues.filter((issue) => issue.code === "invalid_type").map((issue) => issue.path.join(".")));
+  const issues = result.error.issues.filter((issue) => issue.code === "invalid_type" || !wrongType.has(issue.path.join(".")));
+  const problems = issues.slice(0, MAX_PROBLEMS_NAMED).map((issue) => {
+    const field = issue.path.length > 0 ? `'${issue.path.join(".")}'` : where;
     if (issue.code === "unrecognized_keys") {
       // The first few, cut short: a body of thousands of made-up keys gets a short answer.
       const shown = issue.keys.slice(0, MAX_KEYS_NAMED).map((k) => `'${k.length > 64 ? `${k.slice(0, 64)}...` : k}'`);
       const more = issue.keys.length > MAX_KEYS_NAMED ? ` and ${issue.keys.length - MAX_KEYS_NAMED} more` : "";
-      return `unknown ${where === "query" ? "query parameter" : "field"}${issue.keys.length > 1 ? "s" : ""} ${shown.join(", ")}${more}`;
+      const unknown = `unknown ${where === "query" ? "query parameter" : "field"}${issue.keys.length > 1 ? "s" : ""} ${shown.join(", ")}${more}`;
+      // Of a nested object, where it is (e.g. 'sections.0': unknown field 'feilds').
+      return issue.path.length > 0 ? `${field}: ${unknown}` : unknown;
     }
-    const field = issue.path.length > 0 ? `'${issue.path.join(".")}'` : where;
     return `${field}: ${issue.message}`;
   });
-  throw badRequest(`Invalid ${where}: ${problems.join("; ")}.`);
+  const more = issues.length > MAX_PROBLEMS_NAMED ? `; and ${issues.length - MAX_PROBLEMS_NAMED} more problem(s)` : "";
+  throw badRequest(`Invalid ${where}: ${problems.join("; ")}${more}.`);
 }
 
 /** A query parameter holding a whole number in [min, max], with a default. */

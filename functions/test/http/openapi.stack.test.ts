@@ -148,6 +148,8 @@ describe("real answers of the stack match the documented schemas", () => {
     const unclaimed = freshUid("openapi-unclaimed");
     await putUserRecord("tenants/acme-north", deleted, true);
     await putUserRecord("tenants/acme-north", unclaimed);
+    const template = freshUid("openapi-template");
+    const templateUrl = api(`/tenant/acme-north/print-templates/${template}`);
 
     const cases: [("api" | "print"), string, string, () => Promise<CallResult>][] = [
       ["api", "get", "/api/tenant/acme-north/user/north-reader/auth-ownership-status", () => call(api("/tenant/acme-north/user/north-reader/auth-ownership-status"), { auth: admin })],
@@ -160,6 +162,13 @@ describe("real answers of the stack match the documented schemas", () => {
       ["api", "get", "/api/tenant/acme-north/roles", () => call(api("/tenant/acme-north/roles?limit=0"), { auth: admin })],
       ["api", "get", "/api/tenant/acme-north/roles", () => call(api("/tenant/acme-north/roles"))],
       ["api", "get", "/api/tenant/nope/roles", () => call(api("/tenant/nope/roles"), { auth: admin })],
+      // A template of no object type: it never changes what the demo prints, and is deleted below.
+      ["api", "put", `/api/tenant/acme-north/print-templates/${template}`, () => call(templateUrl, { method: "PUT", auth: admin, body: { name: "OpenAPI", objectTypeNames: [], footer: { right: "{page}/{pages}" } } })],
+      ["api", "put", `/api/tenant/acme-north/print-templates/${template}`, () => call(templateUrl, { method: "PUT", auth: admin, body: { name: "", objectTypeNames: [] } })],
+      ["api", "get", `/api/tenant/acme-north/print-templates/${template}`, () => call(templateUrl, { auth: admin })],
+      ["api", "get", "/api/tenant/acme-north/print-templates", () => call(api("/tenant/acme-north/print-templates"), { auth: admin })],
+      ["api", "delete", `/api/tenant/acme-north/print-templates/${template}`, () => call(templateUrl, { method: "DELETE", auth: admin })],
+      ["api", "delete", `/api/tenant/acme-north/print-templates/${template}`, () => call(templateUrl, { method: "DELETE", auth: admin })],
       ["print", "post", "/print/tenant/acme-north/print", () => call(print("/tenant/acme-north/print"), { method: "POST", auth: admin, body: { objectInstanceId: "inspection-short" } })],
       ["print", "post", "/print/tenant/acme-north/send-pdf", () => call(print("/tenant/acme-north/send-pdf"), { method: "POST", auth: admin, body: { objectInstanceId: "inspection-short", to: "docs@example.com" } })],
       ["print", "post", "/print/tenant/acme-north/print", () => call(print("/tenant/acme-north/print"), { method: "POST", auth: admin, body: { objectInstanceId: "south-report" } })],

@@ -67,6 +67,31 @@ describe("parseOr400 and unknown keys", () => {
   it("names one or a few in full", () => {
     expect(() => parseOr400(body, { name: "x", bcc: "y" }, "body")).toThrow("Invalid body: unknown field 'bcc'.");
   });
+
+  it("says where an unknown key of a nested object is", () => {
+    const nested = z.strictObject({ sections: z.array(z.strictObject({ title: z.string() })) });
+    expect(() => parseOr400(nested, { sections: [{ title: "a" }, { title: "b", feilds: [] }] }, "body")).toThrow("Invalid body: 'sections.1': unknown field 'feilds'.");
+  });
+});
+
+describe("parseOr400 and many problems", () => {
+  const items = z.strictObject({ items: z.array(z.strictObject({ width: z.enum(["full", "half"]) })).max(5_000) });
+
+  it("names the first twenty and counts the rest", () => {
+    let message = "";
+    try {
+      parseOr400(items, { items: Array.from({ length: 2_000 }, () => ({ width: "third" })) }, "body");
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.match(/'items\.\d+\.width': Invalid option/g)).toHaveLength(20);
+    expect(message).toMatch(/'items\.19\.width': [^;]*; and 1980 more problem\(s\)\.$/);
+    expect(message.length).toBeLessThan(2_000);
+  });
+
+  it("says a value of the wrong type once, without the checks zod adds of the same place", () => {
+    expect(() => parseOr400(items, { items: { length: 9_000 } }, "body")).toThrow(/^Invalid body: 'items': Invalid input: expected array, received object\.$/);
+  });
 });
 
 describe("parseOr400 and deeply nested bodies", () => {

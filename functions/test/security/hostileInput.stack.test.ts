@@ -30,8 +30,15 @@ const USER = `hx-user-${r}`;
 const INSTANCE = "hx-doc";
 /** A print job of each target, cancelled: reading it changes nothing, and cancelling it again answers 200 and changes nothing. */
 const JOB = "hx-job";
+/**
+ * Print templates: one on the organization (read through the targets below it, which inherit it and
+ * cannot delete it), the id a PUT would create, and an id held nowhere (what DELETE names: it passes
+ * every check but the state, so no change of method or id can make it delete anything).
+ */
+const TEMPLATE = { inherited: "hx-tpl", put: "hx-put", absent: "hx-absent" };
+const TEMPLATE_BODY = { name: "Hostile", objectTypeNames: ["T"] };
 /** Ids a hostile id must never be: with them a request could be valid. */
-const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, JOB, ADMIN.uid, NOBODY.uid, GUESSED.uid]);
+const FIXTURE_IDS = new Set<string>([...Object.values(H), USER, INSTANCE, JOB, ...Object.values(TEMPLATE), ADMIN.uid, NOBODY.uid, GUESSED.uid]);
 const ALL = ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "MANAGE_PEOPLE", "ADMIN"];
 
 const FIXTURE = {
@@ -45,6 +52,7 @@ const FIXTURE = {
     [`organizations/${H.org}/members/${ADMIN.uid}`]: { permissions: ALL },
     [`organizations/${H.org}/members/${GUESSED.uid}`]: { permissions: ALL },
     [`organizations/${H.org}/users/${USER}`]: { email: `${USER}@hx.test`, deletedAt: null },
+    [`organizations/${H.org}/printTemplates/${TEMPLATE.inherited}`]: { ...TEMPLATE_BODY, version: 1, updatedAt: { $timestamp: "2026-01-01T00:00:00Z" }, updatedBy: ADMIN.uid },
     [`tenants/${H.tenant}`]: { name: "Hostile tenant", organizationId: H.org, features: {} },
     [`tenants/${H.tenant}/users/${USER}`]: { email: `${USER}@hx.test`, deletedAt: null },
     [`tenants/${H.tenant}/roles/hx-role`]: { name: "Role", description: "", permissions: ["READ"], createdAt: { $timestamp: "2026-01-01T00:00:00Z" } },
@@ -66,7 +74,24 @@ const ADMIN_BASIC = basic(ADMIN.email, PASSWORD);
 
 // --- Requests ---------------------------------------------------------------------------------------
 
-type RouteName = "status" | "restore" | "delete" | "roles" | "claim" | "release" | "print" | "send-pdf" | "audit-events" | "print-jobs" | "print-job" | "list-print-jobs" | "cancel-print-job";
+type RouteName =
+  | "status"
+  | "restore"
+  | "delete"
+  | "roles"
+  | "claim"
+  | "release"
+  | "print"
+  | "send-pdf"
+  | "audit-events"
+  | "print-jobs"
+  | "print-job"
+  | "list-print-jobs"
+  | "cancel-print-job"
+  | "print-templates"
+  | "print-template"
+  | "put-print-template"
+  | "delete-print-template";
 
 interface HostileRequest {
   route: RouteName;
@@ -92,6 +117,8 @@ const FORMS: Record<string, string[]> = {
   site: ["site", H.site],
 };
 const USER_FORMS = ["organization", "organizationTenant", "tenant"];
+/** The forms below the organization: they inherit its template. */
+const INHERITING_FORMS = ["organizationTenant", "organizationTenantDivision", "tenant", "tenantDivision"];
 
 const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: string[]; query?: string; body?: unknown; forms: string[] }> = {
   status: { fn: "api", method: "GET", suffix: ["user", USER, "auth-ownership-status"], forms: USER_FORMS },
@@ -107,11 +134,15 @@ const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: s
   "print-job": { fn: "print", method: "GET", suffix: ["print-jobs", JOB], forms: Object.keys(FORMS) },
   "list-print-jobs": { fn: "print", method: "GET", suffix: ["print-jobs"], query: "limit=5", forms: Object.keys(FORMS) },
   "cancel-print-job": { fn: "print", method: "POST", suffix: ["print-jobs", JOB, "cancel"], forms: Object.keys(FORMS) },
+  "print-templates": { fn: "api", method: "GET", suffix: ["print-templates"], forms: Object.keys(FORMS) },
+  "print-template": { fn: "api", method: "GET", suffix: ["print-templates", TEMPLATE.inherited], forms: INHERITING_FORMS },
+  "put-print-template": { fn: "api", method: "PUT", suffix: ["print-templates", TEMPLATE.put], body: TEMPLATE_BODY, forms: Object.keys(FORMS) },
+  "delete-print-template": { fn: "api", method: "DELETE", suffix: ["print-templates", TEMPLATE.absent], forms: Object.keys(FORMS) },
 };
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 const ROUTE_WORDS = new Set(Object.values(ROUTES).flatMap((route) => route.suffix));
 
-/** A request that would succeed (or, for restore, claim and release, pass every check but the record's state). */
+/** A request that would succeed (or, for restore, claim, release and delete-print-template, pass every check but the state). */
 function validRequest(route: RouteName, form: string): HostileRequest {
   const spec = ROUTES[route];
   const headers: Record<string, string | string[]> = { authorization: ADMIN_BASIC };
@@ -178,11 +209,14 @@ const targetIdChange = fc.tuple(hostileId, fc.nat()).map(([id, k]) =>
   }),
 );
 
+/** Path words followed by an id of the route's own. */
+const ID_WORDS = ["user", "print-jobs", "print-templates"];
 const userIdChange = hostileId.map((id) =>
-  change(`user or job id ${id.slice(0, 60)}`, (req) => {
-    const at = req.segments.findIndex((segment, i) => i >= req.formLength && (segment === "user" || segment === "print-jobs") && i + 1 < req.segments.length);
+  change(`user, job or template id ${id.slice(0, 60)}`, (req) => {
+    // A PUT of a template creates whatever valid id it names: its id is no breaker, its target id is.
+    const at = req.route === "put-print-template" ? -1 : req.segments.findIndex((segment, i) => i >= req.formLength && ID_WORDS.includes(segment) && i + 1 < req.segments.length);
     if (at >= 0) req.segments[at + 1] = id;
-    else req.segments[1] = id; // routes without a user or job id: the target id instead
+    else req.segments[1] = id; // routes without a user, job or template id: the target id instead
   }),
 );
 
@@ -280,8 +314,9 @@ const queryChange = fc
   );
 
 // Bodies. Every JSON value here is invalid for every route: no route takes a body but print,
-// send-pdf and print-jobs, and for those each value breaks the schema or names an instance that does
-// not exist (print-jobs takes objectInstanceIds or filter, never objectInstanceId).
+// send-pdf, print-jobs and PUT print-templates, and for those each value breaks the schema or names
+// an instance that does not exist (print-jobs takes objectInstanceIds or filter, never
+// objectInstanceId; a template has a name and objectTypeNames, and no other key these have).
 const deep = (depth: number, leaf: string, open: string, close: string) => `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;
 const invalidPayload: fc.Arbitrary<string> = fc.oneof(
   fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }), fc.double())
@@ -561,7 +596,12 @@ const nonJsonType = fc.oneof(
 
 /** A state-changing request that would pass, sent with no body but a declared non-JSON type (a form post, say). */
 const crossSiteRequest = fc
-  .tuple(fc.constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf", "print-jobs", "cancel-print-job").chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))), nonJsonType)
+  .tuple(
+    fc
+      .constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf", "print-jobs", "cancel-print-job", "put-print-template", "delete-print-template")
+      .chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))),
+    nonJsonType,
+  )
   .map(([{ route, form }, type]) => {
     const req = validRequest(route, form);
     req.headers["content-type"] = type;

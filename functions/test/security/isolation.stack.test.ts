@@ -206,6 +206,16 @@ const sent = (route: MatrixRoute) => route.upload ?? (route.body === undefined ?
 const TINY_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const same = (actual: unknown, expected: unknown, what: string) => (JSON.stringify(actual) === JSON.stringify(expected) ? undefined : `${what}: ${JSON.stringify(actual)}`);
 
+/**
+ * The print templates of the fixture: `iso-tpl` and `iso-delete` on every target, `iso-root` on the
+ * roots only (organizations and sites: inherited below them). Each is named after its target, so
+ * that an answer holding another target's template names that target.
+ */
+const TEMPLATE_AT = "2026-01-01T00:00:00Z";
+const templateFields = (node: TargetNode, id: string) => ({ name: `Isolation ${id} of ${node.id}`, objectTypeNames: ["Isolation"], version: 1 });
+const storedTemplate = (node: TargetNode, id: string) => ({ ...templateFields(node, id), updatedAt: Timestamp.fromDate(new Date(TEMPLATE_AT)), updatedBy: "iso" });
+const TEMPLATE_PUT = `iso-put-${r}`;
+
 const ROUTES: MatrixRoute[] = [
   {
     name: "auth-ownership-status",
@@ -428,6 +438,73 @@ const ROUTES: MatrixRoute[] = [
     },
   },
   {
+    name: "print-templates",
+    lane: "print templates",
+    function: "api",
+    method: "GET",
+    suffix: "/print-templates",
+    anyOf: ["ADMIN"],
+    success: 200,
+    // Exactly the templates of the target and the targets above it, nearest first, by id within a target.
+    verify: async (res, node) => {
+      const want = chain(node.key)
+        .reverse()
+        .flatMap((n) => [...(n.parent ? [] : ["iso-root"]), "iso-delete", "iso-tpl"].sort().map((id) => [id, n.path, n.key === node.key]));
+      return same(((res.json?.data ?? []) as { templateId: string; source: string; own: boolean }[]).map((t) => [t.templateId, t.source, t.own]), want, "templates");
+    },
+  },
+  {
+    name: "print-template",
+    lane: "print templates",
+    function: "api",
+    method: "GET",
+    suffix: "/print-templates/iso-root",
+    anyOf: ["ADMIN"],
+    success: 200,
+    // Held by the root of the target's chain only: inherited from there.
+    verify: async (res, node) => {
+      const root = chain(node.key)[0];
+      const data = res.json?.data;
+      return same([data?.templateId, data?.name, data?.source, data?.own], ["iso-root", templateFields(root, "iso-root").name, root.path, root.key === node.key], "template");
+    },
+  },
+  {
+    name: "put print-template",
+    lane: "print templates",
+    function: "api",
+    method: "PUT",
+    suffix: `/print-templates/${TEMPLATE_PUT}`,
+    anyOf: ["ADMIN"],
+    success: 200,
+    body: { name: "Isolation put", objectTypeNames: ["Isolation"] },
+    // Saved as the target's own, by the caller; removed at once (the snapshot shows any other write).
+    async verify(res, node, caller) {
+      const ref = db().doc(`${node.path}/printTemplates/${TEMPLATE_PUT}`);
+      const stored = (await ref.get()).data();
+      await ref.delete();
+      return (
+        same([res.json?.data?.source, res.json?.data?.own, res.json?.data?.version], [node.path, true, 1], "answer") ??
+        same([stored?.name, stored?.version, stored?.updatedBy], ["Isolation put", 1, caller.uid], "stored")
+      );
+    },
+  },
+  {
+    name: "delete print-template",
+    lane: "print templates",
+    function: "api",
+    method: "DELETE",
+    suffix: "/print-templates/iso-delete",
+    anyOf: ["ADMIN"],
+    success: 200,
+    // The target's own is gone (and put back as it was); the targets above it keep theirs.
+    async verify(res, node) {
+      const ref = db().doc(`${node.path}/printTemplates/iso-delete`);
+      const gone = !(await ref.get()).exists;
+      await ref.set(storedTemplate(node, "iso-delete"));
+      return same(res.json?.data, { templateId: "iso-delete", version: 1 }, "answer") ?? same(gone, true, "deleted");
+    },
+  },
+  {
     name: "audit-events",
     function: "api",
     method: "GET",
@@ -529,6 +606,11 @@ function fixtureDocuments(): Record<string, Record<string, unknown>> {
     }
   }
   docs[`authOwnership/${SUBJECT.status}`] = { ownerPath: NODES.T2.path, claimedAt: { $timestamp: "2026-01-01T00:00:00Z" } };
+  for (const node of ALL_NODES) {
+    for (const id of [...(node.parent ? [] : ["iso-root"]), "iso-tpl", "iso-delete"]) {
+      docs[`${node.path}/printTemplates/${id}`] = { ...templateFields(node, id), updatedAt: { $timestamp: TEMPLATE_AT }, updatedBy: "iso" };
+    }
+  }
   return docs;
 }
 

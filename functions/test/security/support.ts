@@ -122,13 +122,13 @@ export function errorBodyProblem(res: RawResponse): string | undefined {
 // --- State snapshots ------------------------------------------------------------------------------
 
 /** The subcollections DESIGN.md's layout puts under a target document. */
-const TARGET_SUBCOLLECTIONS = ["members", "users", "roles", "objectInstances"];
+const TARGET_SUBCOLLECTIONS = ["members", "users", "roles", "objectInstances", "printTemplates"];
 
 const serialise = (data: DocumentData | undefined) => JSON.stringify(data, (_k, v) => (v && typeof v === "object" && typeof v.toDate === "function" ? `ts:${v.toDate().toISOString()}` : v));
 
 /**
  * Every document of DESIGN.md's layout that exists now: organizations, tenants, their divisions
- * and sites, each with its members, users, roles and object instances, and authOwnership. Not
+ * and sites, each with its members, users, roles, object instances and print templates, and authOwnership. Not
  * rateLimits: the send-pdf quota counts refused attempts by design (README, send-pdf).
  */
 export async function snapshotFirestore(): Promise<Map<string, string>> {

@@ -55,7 +55,7 @@ const section = z.strictObject({
   title: storedName("The stored section's title"),
   displayTitle: line("The heading printed instead").optional(),
   fields: z.array(field).max(TEMPLATE_LIMITS.fields).optional().meta({ description: "Its fields in this order (absent: all, in stored order)" }),
-  photosPerRow: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional().meta({ description: "Pictures side by side, 1 to 3 (default 1)" }),
+  photosPerRow: z.literal([1, 2, 3]).optional().meta({ description: "Pictures side by side, 1 to 3 (default 1)" }),
   when: condition.optional().meta({ description: "Printed only when this holds" }),
 });
 
