@@ -63,14 +63,15 @@ export const templateSchema = z
 /**
  * The object name of an instance's PDF: under the prefix, the target's path and the instance id
  * (each segment an id the pipeline validated: no slash, no dot segment), then the version of the
- * instance it shows, a hash of the settings it is printed with, and the template's (a hash of its id
- * and the target that holds it: an id may hold any character) with its version: an edited template
- * prints anew. No input can steer it outside `generated-pdfs/{target}/{instanceId}/`.
+ * instance it shows, a hash of the settings it is printed with, and the template's (a hash of where
+ * it is kept and what it holds, its id and version among it: an id may hold any character) with its
+ * version: an edited template prints anew. No input can steer it outside `generated-pdfs/{target}/{instanceId}/`.
  */
 export function pdfObjectName(access: Access, instanceId: string, instance: DocumentSnapshot, settings: PrintSettings, pictures = "", template?: FoundTemplate): string {
   const updated = instance.updateTime!;
   const version = `${updated.seconds}${String(updated.nanoseconds).padStart(9, "0")}`;
-  const layout = template ? `-t${createHash("sha256").update(`${template.source}/${template.templateId}`).digest("hex").slice(0, 10)}v${template.version}` : "";
+  // The template's content too: a version number starts again at 1 when a template is deleted and saved anew.
+  const layout = template ? `-t${createHash("sha256").update(JSON.stringify([template.source, template.template])).digest("hex").slice(0, 10)}v${template.version}` : "";
   return `${PDF_PREFIX}${access.path}/${instanceId}/r${RENDERER_VERSION}-${version}-${settingsKey(settings, pictures)}${layout}.pdf`;
 }
 
