@@ -182,6 +182,12 @@ describe("a templated PDF", () => {
     });
   });
 
+  it("reports a placeholder without a value even in a line the document does not print (a one-page document's header)", async () => {
+    const pdf = await render({ header: { right: "{field:Nope}" } });
+    expect(pdf.pageCount).toBe(1);
+    expect(pdf.warnings).toEqual([expect.stringMatching(/^\{field:Nope\} has no value here/)]);
+  });
+
   it("lays the watermark under every page's content, outside the structure tree, its text extractable", async () => {
     const pdf = await render(template);
     expect(text(pdf.bytes)).toContain("DRAFT");

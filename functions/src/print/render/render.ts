@@ -63,6 +63,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}${template ? `\n${templateText(template)}` : ""}`, locale, options.maxRuns);
   const generated = fmt.timestamp(generatedAt);
   const fill = template && filler(model, { title, objectType: objectTypeName, target: targetName, instanceId, generatedAt: generated }, warnings);
+  // Every line once, so that a placeholder without a value is reported even where the line is not printed (a one-page document's header).
+  if (template && fill) for (const part of [template.header, template.footer].flatMap((l) => (l ? [l.left, l.center, l.right] : []))) if (part) fill(part, { i: 0, pages: 1 });
   const code = template?.code && fill ? await sizedCode(template.code, fill(template.code.value), warnings) : undefined;
   const style = code ? styleWithCode(defaultStyle(options.paperSize, options.accentColor), code) : defaultStyle(options.paperSize, options.accentColor);
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
