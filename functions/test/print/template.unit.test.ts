@@ -183,7 +183,7 @@ describe("a templated PDF", () => {
   });
 
   it("reports a placeholder without a value even in a line the document does not print (a one-page document's header)", async () => {
-    const pdf = await render({ header: { right: "{field:Nope}" } });
+    const pdf = await render({ header: { right: "{field:Nope}" }, others: "hide", sections: [{ title: "Details" }] });
     expect(pdf.pageCount).toBe(1);
     expect(pdf.warnings).toEqual([expect.stringMatching(/^\{field:Nope\} has no value here/)]);
   });
