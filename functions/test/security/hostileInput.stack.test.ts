@@ -83,6 +83,7 @@ type RouteName =
   | "release"
   | "print"
   | "send-pdf"
+  | "preview"
   | "audit-events"
   | "print-jobs"
   | "print-job"
@@ -129,6 +130,7 @@ const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: s
   release: { fn: "api", method: "POST", suffix: ["user", USER, "release-auth-ownership"], forms: USER_FORMS },
   print: { fn: "print", method: "POST", suffix: ["print"], body: { objectInstanceId: INSTANCE }, forms: Object.keys(FORMS) },
   "send-pdf": { fn: "print", method: "POST", suffix: ["send-pdf"], body: { objectInstanceId: INSTANCE, to: "hx@example.test" }, forms: Object.keys(FORMS) },
+  preview: { fn: "print", method: "POST", suffix: ["preview"], body: { objectInstanceId: INSTANCE }, forms: Object.keys(FORMS) },
   "audit-events": { fn: "api", method: "GET", suffix: ["audit-events"], query: "limit=5&action=pdf.printed", forms: Object.keys(FORMS) },
   "print-jobs": { fn: "print", method: "POST", suffix: ["print-jobs"], body: { objectInstanceIds: [INSTANCE] }, forms: Object.keys(FORMS) },
   "print-job": { fn: "print", method: "GET", suffix: ["print-jobs", JOB], forms: Object.keys(FORMS) },
@@ -314,7 +316,7 @@ const queryChange = fc
   );
 
 // Bodies. Every JSON value here is invalid for every route: no route takes a body but print,
-// send-pdf, print-jobs and PUT print-templates, and for those each value breaks the schema or names
+// send-pdf, preview, print-jobs and PUT print-templates, and for those each value breaks the schema or names
 // an instance that does not exist (print-jobs takes objectInstanceIds or filter, never
 // objectInstanceId; a template has a name and objectTypeNames, and no other key these have).
 const deep = (depth: number, leaf: string, open: string, close: string) => `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;

@@ -24,6 +24,7 @@ import { BUCKET, URLS } from "../../stack/config";
 import { stackAdminApp, seedStack } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { idTokenFor } from "../helpers";
+import { layoutLines } from "../print/popplerText";
 import { basic, diffSnapshots, errorBodyProblem, rawRequest, runId, snapshotFirestore, type RawResponse } from "./support";
 
 type Permission = "READ" | "MANAGE_FORM" | "MANAGE_OBJECTS" | "MANAGE_PEOPLE" | "ADMIN";
@@ -212,7 +213,7 @@ const same = (actual: unknown, expected: unknown, what: string) => (JSON.stringi
  * that an answer holding another target's template names that target.
  */
 const TEMPLATE_AT = "2026-01-01T00:00:00Z";
-const templateFields = (node: TargetNode, id: string) => ({ name: `Isolation ${id} of ${node.id}`, objectTypeNames: ["Isolation"], version: 1 });
+const templateFields = (node: TargetNode, id: string) => ({ name: `Isolation ${id} of ${node.id}`, objectTypeNames: ["Isolation"], footer: { left: `Isolation ${id} of ${node.id}` }, version: 1 });
 const storedTemplate = (node: TargetNode, id: string) => ({ ...templateFields(node, id), updatedAt: Timestamp.fromDate(new Date(TEMPLATE_AT)), updatedBy: "iso" });
 const TEMPLATE_PUT = `iso-put-${r}`;
 
@@ -502,6 +503,21 @@ const ROUTES: MatrixRoute[] = [
       const gone = !(await ref.get()).exists;
       await ref.set(storedTemplate(node, "iso-delete"));
       return same(res.json?.data, { templateId: "iso-delete", version: 1 }, "answer") ?? same(gone, true, "deleted");
+    },
+  },
+  {
+    name: "preview",
+    lane: "print templates",
+    function: "print",
+    method: "POST",
+    suffix: "/preview",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    body: { objectInstanceId: INSTANCE, templateId: "iso-tpl" },
+    // The target's own template (its footer names the target), as a PDF; nothing stored.
+    verify: async (res, node) => {
+      const text = layoutLines(res.bytes).join("\n");
+      return same([res.headers["content-type"], text.includes(`Isolation iso-tpl of ${node.id}`), (text.match(/Isolation iso-tpl of /g) ?? []).length], ["application/pdf", true, 1], "preview");
     },
   },
   {

@@ -43,6 +43,8 @@ export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body's bytes (a PDF's, say). */
+  bytes: Buffer;
   /** The body parsed as JSON, or undefined. */
   json: any;
   elapsedMs: number;
@@ -79,14 +81,15 @@ function rawRequestOnce(req: RawRequest, via: Agent): Promise<RawResponse> {
       res.on("error", reject);
       res.on("end", () => {
         clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString("utf8");
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString("utf8");
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, elapsedMs: performance.now() - started });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json, elapsedMs: performance.now() - started });
       });
     });
     const timer = setTimeout(() => {
