@@ -41,6 +41,13 @@ export const EXAMPLES: Example[] = [
   { title: "Audit trail (newest first)", method: "GET", path: "/api/tenant/acme-north/audit-events?limit=5", auth: "bearer" },
   { title: "Print settings of a division", method: "GET", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer" },
   { title: "Set a division's print settings", method: "PUT", path: "/api/tenant/acme-north/division/ops/print-settings", auth: "bearer", body: { paperSize: "Letter", footerText: "Acme North, operations" } },
+  {
+    title: "Print with acme-north's template (half rows, photos two to a row, DRAFT while the report's status says so, a QR code to the record)",
+    method: "POST",
+    path: "/print/tenant/acme-north/print",
+    auth: "bearer",
+    body: { objectInstanceId: "inspection-photos", templateId: "safety-inspection-customer" },
+  },
   { title: "Upload the division's logo (its PDFs print it instead of the organization's)", method: "PUT", path: "/api/tenant/acme-north/division/ops/print-settings/logo", auth: "bearer", file: { path: "emulator-data/ops-logo.png", contentType: "image/png" } },
 ];
 
@@ -84,3 +91,15 @@ export function jobExample(): { title: string; lines: string[] }[] {
     { title: "Its ZIP, once the job has finished: a PDF per instance and manifest.json", lines: [`until ${status} | grep -q '"finishedAt":"'; do sleep 1; done`, `curl -s -o ${JOB_ZIP} "$(${status} | ${read("data.result.downloadUrl")})" && unzip -l ${JOB_ZIP}`] },
   ];
 }
+
+/** Where the preview example saves the PDF (in the shell's working directory). */
+export const PREVIEW_PDF = "preview.pdf";
+/** The preview example's unsaved template: German page numbers in the footer, a watermark. */
+export const PREVIEW_TEMPLATE = { name: "Entwurf", objectTypeNames: [], footer: { left: "{title}", right: "Seite {page} von {pages}" }, watermark: { text: "ENTWURF" } };
+
+/** The preview example of the ready block: an unsaved template rendered, the PDF saved, its status, type and size printed. */
+export function previewExample(): { title: string; lines: string[] }[] {
+  const post = curlCommand({ title: "", method: "POST", path: "/print/tenant/acme-north/preview", auth: "bearer", body: { objectInstanceId: "inspection-short", template: PREVIEW_TEMPLATE } });
+  return [{ title: `Preview an unsaved template (the PDF itself, stored nowhere) into ${PREVIEW_PDF}`, lines: [`${post} -o ${PREVIEW_PDF} -w '%{http_code} %{content_type} %{size_download} bytes\n'`] }];
+}
+

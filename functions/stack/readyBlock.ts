@@ -1,5 +1,5 @@
 import { PORTS, PROJECT_ID, URLS, type EmulatorSource } from "./config";
-import { DEMO_PASSWORD, DEMO_USERS, EXAMPLES, TOKEN_COMMAND, curlCommand, jobExample } from "./examples";
+import { DEMO_PASSWORD, DEMO_USERS, EXAMPLES, TOKEN_COMMAND, curlCommand, jobExample, previewExample } from "./examples";
 
 /** The block `npm start` prints once every part answers: where things are and how to call them. */
 export function readyBlock(source: EmulatorSource, seeded: { users: number; documents: number }): string {
@@ -25,6 +25,7 @@ export function readyBlock(source: EmulatorSource, seeded: { users: number; docu
     "Try it (Bearer: an ID token from the auth emulator; Basic: curl -u email:password):",
     `  ${TOKEN_COMMAND}`,
     ...EXAMPLES.flatMap((e) => [`  # ${e.title}`, `  ${curlCommand(e)}`]),
+    ...previewExample().flatMap((e) => [`  # ${e.title}`, ...e.lines.map((line) => `  ${line}`)]),
     ...jobExample().flatMap((e) => [`  # ${e.title}`, ...e.lines.map((line) => `  ${line}`)]),
     "  # Captured mail",
     `  curl -s ${URLS.mailSink}/messages`,

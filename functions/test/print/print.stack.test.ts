@@ -43,6 +43,7 @@ describe("POST /print/{target}/print", () => {
       timeZone: "UTC",
       paperSize: "A4",
       conformance: "PDF/UA-1",
+      template: null,
     });
 
     const file = await download(data.downloadUrl);
@@ -91,13 +92,14 @@ describe("POST /print/{target}/print", () => {
     expect(third.json.data.cached).toBe(false);
     expect(third.json.data.storagePath).not.toBe(first.json.data.storagePath);
     // The instance is read with the target and the grants (a path naming the organization needs no
-    // lookup of it, whichever emulator worker answers); one Storage call finds the stored PDF; the
-    // second Firestore round trip is the audit event of the PDF handed out. (The user's status is
+    // lookup of it, whichever emulator worker answers); the instance's type's template is looked for
+    // on each of the chain's two levels (two queries at once: one round trip of time); one Storage call
+    // finds the stored PDF; the last Firestore call is the audit event of the PDF handed out. (The user's status is
     // cached 10 s from this file's first print, which a slow machine can outlast by now: auth=1 then.
     // test/http/pipeline.stack.test.ts pins that cache.)
     const fourth = await print("/organization/acme/tenant/acme-north", instanceId);
     expect(fourth.json.data).toMatchObject({ cached: true, storagePath: third.json.data.storagePath });
-    expect(fourth.headers.get("x-backend-calls")).toMatch(/^firestore=2, auth=[01], storage=1$/);
+    expect(fourth.headers.get("x-backend-calls")).toMatch(/^firestore=4, auth=[01], storage=1$/);
   });
 
   it("renders long and non-Latin instances", async () => {
@@ -201,9 +203,9 @@ describe("POST /print/{target}/print", () => {
     expect(refused.json).toEqual({ statusCode: 422, error: "Unprocessable Entity", message: "The object instance is too large to print: it takes more than 450,000 lines of text; the limit is 450,000." });
     const again = await print("/tenant/acme-north", instanceId);
     expect(again.json).toEqual(refused.json);
-    // Answered from memory: the instance read alone, no render quota spent, nothing read from Storage (the first read the logo).
-    expect(refused.headers.get("x-backend-calls")).toMatch(/^firestore=2, auth=[01], storage=\d+$/);
-    expect(again.headers.get("x-backend-calls")).toMatch(/^firestore=1, auth=[01]$/);
+    // Answered from memory: the instance and its type's templates read alone (the two levels of the chain), no render quota spent, nothing read from Storage (the first read the logo).
+    expect(refused.headers.get("x-backend-calls")).toMatch(/^firestore=4, auth=[01], storage=\d+$/);
+    expect(again.headers.get("x-backend-calls")).toMatch(/^firestore=3, auth=[01]$/);
     expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/${instanceId}/` }))[0]).toEqual([]);
   });
 

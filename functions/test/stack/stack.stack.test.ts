@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PORTS, ROOT_DIR, URLS } from "../../stack/config";
-import { EXAMPLES, EXAMPLE_USER, JOB_ZIP, curlCommand, jobExample } from "../../stack/examples";
+import { EXAMPLES, EXAMPLE_USER, JOB_ZIP, PREVIEW_PDF, curlCommand, jobExample, previewExample } from "../../stack/examples";
 import { readFixture } from "../../stack/seed";
 import { seedStack, stackAdminApp } from "../../stack/seedStack";
 import { BASES, basicHeader, call, idTokenFor } from "../helpers";
@@ -158,6 +158,21 @@ describe("the ready block's examples, in order, on freshly seeded demo data", ()
     const res = JSON.parse(out) as { statusCode?: number; message?: string };
     expect(res.message, out).toBeTypeOf("string");
     expect(res.statusCode ?? 200, out).toBeLessThan(300);
+  });
+
+  it("the preview example saves the PDF of an unsaved template: its German page numbers and its watermark", async () => {
+    const token = await idTokenFor(EXAMPLE_USER);
+    const dir = mkdtempSync(join(tmpdir(), "preview-example-"));
+    try {
+      const script = ["set -eo pipefail", ...previewExample().flatMap((e) => e.lines)].join("\n");
+      const { stdout: out } = await execFileAsync("bash", ["-c", script], { cwd: dir, env: { ...process.env, TOKEN: token }, encoding: "utf8", timeout: 30_000 });
+      expect(out).toMatch(/^200 application\/pdf \d+ bytes\n$/);
+      const text = execFileSync("pdftotext", [PREVIEW_PDF, "-"], { cwd: dir, encoding: "utf8" });
+      expect(text).toContain("Seite 1 von 2");
+      expect(text).toContain("ENTWURF");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the print-job example starts a job by filter, shows its status and saves its ZIP", async () => {
