@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
 import { resolve } from "node:path";
 import type { PrintableField, PrintableInstance, RenderedPdf, RenderOptions } from "../src/print/render";
+import type { DocumentTemplate } from "../src/print/render/template";
 import { drawPicture, type FixturePicture } from "../stack/seed";
 
 export const FUNCTIONS_DIR = resolve(__dirname, "..");
@@ -48,6 +49,8 @@ export interface BenchCase {
   han: HanStyle;
   /** The files of its image and signature fields, by storage path: every engine gets the same bytes. */
   pictures?: Record<string, BenchPicture>;
+  /** A print template it is printed with (issue 35): our renderer only. */
+  template?: DocumentTemplate;
 }
 
 /** A stored picture as the print function would download it. */
@@ -67,8 +70,26 @@ export function bytesOf(p: BenchPicture): Buffer {
 }
 
 export function renderOptions(c: BenchCase): RenderOptions {
-  return { instanceId: c.instanceId, targetName: c.targetName, generatedAt: new Date(c.generatedAt) };
+  return { instanceId: c.instanceId, targetName: c.targetName, generatedAt: new Date(c.generatedAt), ...(c.template && { template: c.template }) };
 }
+
+/**
+ * The templated cases' template (issue 35's benchmark): half rows, photos two to a row, a header and
+ * a footer with page numbers, a watermark and a QR code: every feature a page pays for at once.
+ */
+export const BENCH_TEMPLATE: DocumentTemplate = {
+  header: { left: "{title}", right: "Ref. {field:Boiler tag}", firstPage: true },
+  footer: { left: "{target} \u00b7 {instanceId}", center: "{generatedAt}", right: "Page {page} of {pages}" },
+  sections: [
+    { title: "Equipment & Inspection Details", fields: ["Boiler tag", "Manufacturer", "Model", "Serial number", "Year of manufacture", "Rated output (kW)", "Inspection date", "Inspection type"].map((label) => ({ label, width: "half" as const })) },
+    { title: "Inspection", fields: ["Boiler tag", "Inspector", "Inspection date", "Overall condition"].map((label) => ({ label, width: "half" as const })) },
+    { title: "Photos", photosPerRow: 2 },
+  ],
+  watermark: { text: "DRAFT" },
+  code: { kind: "qr", value: "https://print.example.com/records/{instanceId}", position: "title-right" },
+};
+
+const TEMPLATE_FEATURES = "half rows, photos two to a row, a header and a footer with page numbers, a DRAFT watermark and a QR code beside the title";
 
 /** A fixed generation time: every render of a case is the same document. */
 const GENERATED_AT = "2026-05-04T16:20:00.000Z";
@@ -387,8 +408,8 @@ async function demoPictures(fixture: Fixture, id: string, imagePaths: FormatModu
 export async function buildCases(renderer: RendererModule, scripts: ScriptsModule = require(SCRIPTS_MODULE) as ScriptsModule): Promise<BenchCase[]> {
   const fixture = loadFixture();
   const targetName = String(fixture.documents[`tenants/${DEMO_TENANT}`]?.name ?? DEMO_TENANT);
-  const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false, pictures?: Record<string, BenchPicture>): Promise<BenchCase> => {
-    const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance), pictures };
+  const make = async (key: string, name: string, description: string, instanceId: string, instance: PrintableInstance, primary: boolean, worldScripts = false, pictures?: Record<string, BenchPicture>, template?: DocumentTemplate): Promise<BenchCase> => {
+    const base = { key, name, description, instanceId, targetName, generatedAt: GENERATED_AT, instance, primary, worldScripts, ...counts(instance), pictures, template };
     const rendered = await renderer.renderInstancePdf(instance, { instanceId, targetName, generatedAt: new Date(GENERATED_AT) });
     const language = await pdfLanguage(rendered.bytes);
     // As the renderer: Han forms from the locale when there is one (none here), else from the content.
@@ -406,6 +427,8 @@ export async function buildCases(renderer: RendererModule, scripts: ScriptsModul
     cases.push(await make("one-page", "a. one page", `demo \`inspection-short\` (which as stored takes ${shortPages} pages here) with ${cut.note}`, "inspection-short", cut.instance, true));
     cases.push(await make("inspection-short", "a*. inspection-short", `demo \`inspection-short\` as stored (30 fields; ${shortPages} pages in our renderer)`, "inspection-short", short, false));
   }
+  const onePage = cases[0];
+  cases.push(await make("one-page-templated", "t. one page, templated", `case a. printed with a template: ${TEMPLATE_FEATURES}`, onePage.instanceId, onePage.instance, true, false, undefined, BENCH_TEMPLATE));
   cases.push(await make("audit-long", "b. ~300 fields", "demo `audit-long` as stored", "audit-long", demoInstance(fixture, "audit-long"), true));
   cases.push(await make("table-2000", "c. 2,000-row table", "generated in bench/cases.ts (deterministic): 4 fields and a 9-column table of 2,000 rows, Latin, Greek and Cyrillic text", "meter-readings-2000", bigTableInstance(2000), true));
   cases.push(
@@ -442,6 +465,8 @@ export async function buildCases(renderer: RendererModule, scripts: ScriptsModul
       await demoPictures(fixture, "inspection-photos", renderer.imagePaths),
     ),
   );
+  const photos = cases.find((c) => c.key === "photos")!;
+  cases.push(await make("photos-templated", "tp. photos, templated", `case p. printed with a template: ${TEMPLATE_FEATURES}`, photos.instanceId, photos.instance, true, false, photos.pictures, BENCH_TEMPLATE));
   cases.push(await long("arabic-20", "w2. Arabic, ~20 pages", "right-to-left Arabic", "site-report-ar", ARABIC, ARABIC_SIZE, 20260611));
   cases.push(await long("japanese-20", "w3. Japanese, ~20 pages", "Japanese", "site-report-ja", JAPANESE, JAPANESE_SIZE, 20260612));
   return cases;

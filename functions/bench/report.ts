@@ -288,8 +288,33 @@ function speedTargets(r: Report): Target[] {
   return out;
 }
 
+/** Issue 35: a templated page within 1.25x of the same page's default time (each templated case against its untemplated twin). */
+const TEMPLATE_PAIRS: [templated: string, plain: string][] = [
+  ["one-page-templated", "one-page"],
+  ["photos-templated", "photos"],
+];
+const TEMPLATE_RATIO = 1.25;
+
+function templateTargets(r: Report): Target[] {
+  const out: Target[] = [];
+  for (const [templated, plain] of r.render ? TEMPLATE_PAIRS : []) {
+    const t = find(r.render!, "ours", templated);
+    const p = find(r.render!, "ours", plain);
+    if (!t?.timeMs || !p?.timeMs) continue;
+    const k = t.timeMs.median / p.timeMs.median;
+    const name = r.render!.cases.find((c) => c.key === templated)?.name ?? templated;
+    out.push({
+      name: `${name}: at most ${TEMPLATE_RATIO}x the default layout's time (issue 35)`,
+      measured: `${fmt(t.timeMs.median)} ms vs ${fmt(p.timeMs.median)} ms: ${fmt(k)}x`,
+      met: k <= TEMPLATE_RATIO,
+      margin: k <= TEMPLATE_RATIO ? `${fmt(p.timeMs.median * TEMPLATE_RATIO - t.timeMs.median)} ms to spare` : `${fmt(t.timeMs.median - p.timeMs.median * TEMPLATE_RATIO)} ms over`,
+    });
+  }
+  return out;
+}
+
 function targets(r: Report): Target[] {
-  const out: Target[] = speedTargets(r);
+  const out: Target[] = [...speedTargets(r), ...templateTargets(r)];
   const rb = r.render;
   if (rb) {
     const one = find(rb, "ours", "one-page");

@@ -63,6 +63,8 @@ export const TAGGING_CASES: readonly string[] = ["one-page", "table-2000"];
 
 /** Why an engine cannot print a case at all, or is not run on it (then the table says why). */
 export function cannotPrint(engine: EngineName, c: BenchCase): string | undefined {
+  // A print template is this service's own data: only our renderer reads it (tagged, as the service prints).
+  if (c.template && engine !== "ours") return "a print template (issue 35) is this renderer's own";
   if (TAGGING_VARIANTS.includes(engine) && !TAGGING_CASES.includes(c.key)) {
     return `the tagging variants run on the cases of the tagging targets (${TAGGING_CASES.join(", ")})`;
   }
