@@ -93,7 +93,7 @@ describe("encodeCode and codeOperators", () => {
     expect(await refusal("code128", "检查-12")).toContain('"检"');
     expect(await refusal("code128", "Lefèvre")).toContain('"è"');
     // QR's most, 2953 bytes, is at level L; level M holds 2331.
-    expect(await refusal("qr", "x".repeat(2954))).toBe("A QR code cannot encode this value of 2954 bytes: maximum length exceeded or invalid content.");
+    expect(await refusal("qr", "x".repeat(2954))).toBe("A QR code cannot encode this value of 2954 bytes: the amount of data is too big to be stored in a QR Code.");
     expect(await refusal("qr", "ü".repeat(1166))).toContain("2332 bytes");
     expect((await encodeCode("qr", "x".repeat(2331))).width).toBe(177);
     expect(await refusal("datamatrix", "x".repeat(3200))).toBe("A Data Matrix code cannot encode this value of 3200 bytes: the input data is too long.");

@@ -2,11 +2,14 @@
 // symbol drawn as filled rectangles in a content stream (vector shapes, no picture: sharp at any zoom
 // and print resolution, and a few hundred bytes).
 //
-// The encoding is bwip-js's: BWIPP, the reference PostScript barcode library, compiled to JavaScript.
-// It is well kept (releases follow BWIPP's), has all three symbologies (and a hundred more, should a
-// template want one), is pure JavaScript with no native part, and its raw output gives the modules
-// without drawing anything. It is loaded on the first code only: 2 MB of JavaScript a print without
-// codes does not pay for at cold start.
+// Code 128 and Data Matrix are bwip-js's: BWIPP, the reference PostScript barcode library, compiled
+// to JavaScript. It is well kept (releases follow BWIPP's), has every symbology (should a template
+// want another), is pure JavaScript with no native part, and its raw output gives the modules without
+// drawing anything. QR codes are the `qrcode` package's, the most used QR encoder on npm: a QR code of
+// a record's URL took bwip-js 6 to 17 ms here (its PostScript interpreter) and qrcode 1.5 ms, mask
+// chosen by the standard's penalty rules either way, and a print job draws one a document. Each is
+// loaded on its first code only: a print without codes does not pay for them at cold start. A
+// symbol is kept for its value (SYMBOLS_KEPT): a preview re-renders the same document as its author types.
 
 import type { ContentBytes } from "./content";
 
@@ -30,12 +33,26 @@ export class CodeNotEncodable extends Error {
 
 /** Per kind: bwip-js's name, a name for messages, the quiet zone (ISO 18004, 16022, 15417) and fixed options. */
 const KINDS = {
-  qr: { bcid: "qrcode", label: "A QR code", quietZone: 4, options: { eclevel: "M" } },
+  qr: { bcid: "qrcode", label: "A QR code", quietZone: 4, options: {} },
   datamatrix: { bcid: "datamatrix", label: "A Data Matrix code", quietZone: 1, options: {} },
   code128: { bcid: "code128", label: "A Code 128 barcode", quietZone: 10, options: {} },
 } as const;
 
+/** Symbols by kind and value, the least recently used dropped. */
+const SYMBOLS_KEPT = 256;
+const symbols = new Map<string, CodeSymbol>();
+
 export async function encodeCode(kind: CodeKind, value: string): Promise<CodeSymbol> {
+  const key = `${kind}\u0000${value}`;
+  let symbol = symbols.get(key);
+  if (symbol) symbols.delete(key);
+  else symbol = await encodeSymbol(kind, value);
+  symbols.set(key, symbol);
+  if (symbols.size > SYMBOLS_KEPT) symbols.delete(symbols.keys().next().value!);
+  return symbol;
+}
+
+async function encodeSymbol(kind: CodeKind, value: string): Promise<CodeSymbol> {
   const { bcid, label, quietZone, options } = KINDS[kind];
   if (value === "") throw new CodeNotEncodable(`${label} needs a value: this one is empty.`);
   if (!value.isWellFormed()) throw new CodeNotEncodable(`${label} cannot encode this value: it is not valid text (a lone UTF-16 surrogate).`);
@@ -44,6 +61,7 @@ export async function encodeCode(kind: CodeKind, value: string): Promise<CodeSym
   if (outside) throw new CodeNotEncodable(`${label} can only carry ASCII characters, and this value has "${outside[0]}".`);
   // BWIPP reads bytes as Latin-1 characters: given the UTF-8 bytes here, the message below can count them.
   const bytes = Buffer.from(value, "utf8");
+  if (kind === "qr") return qrSymbol(bytes, label, quietZone);
   const { default: bwipjs } = await import("bwip-js");
   let raw;
   try {
@@ -66,8 +84,22 @@ export async function encodeCode(kind: CodeKind, value: string): Promise<CodeSym
   return { kind, width: x, height: 1, rects, quietZone };
 }
 
+/** A QR code of the bytes (UTF-8), error correction M, in byte mode. */
+async function qrSymbol(bytes: Buffer, label: string, quietZone: number): Promise<CodeSymbol> {
+  const qrcode = await import("qrcode");
+  let modules;
+  try {
+    ({ modules } = qrcode.create([{ data: bytes, mode: "byte" }], { errorCorrectionLevel: "M" }));
+  } catch (e) {
+    // Its one failure for a value: "The amount of data is too big to be stored in a QR Code".
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new CodeNotEncodable(`${label} cannot encode this value of ${bytes.length} bytes: ${reason.charAt(0).toLowerCase()}${reason.slice(1).replace(/\.?$/, ".")}`);
+  }
+  return { kind: "qr", width: modules.size, height: modules.size, rects: matrixRects(modules.data, modules.size, modules.size), quietZone };
+}
+
 /** Each row's runs of dark modules as one rectangle each. */
-function matrixRects(pixs: number[], columns: number, rows: number): number[] {
+function matrixRects(pixs: ArrayLike<number | boolean>, columns: number, rows: number): number[] {
   const rects: number[] = [];
   for (let y = 0; y < rows; y++) {
     const row = y * columns;
