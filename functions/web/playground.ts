@@ -1,12 +1,15 @@
 // The playground: sign in with the Firebase JS SDK, pick a target path and an operation of either
 // OpenAPI document, fill the form generated from it, send the request (Bearer ID token), read the JSON
 // answer and its request id; a printed PDF is previewed (pdf.js renders page 1 to a canvas) and can be
-// downloaded; a print job's progress is followed to its archive. Locally (a build for the stack: LOCAL), the auth emulator signs in, the demo targets
-// are offered and the mail sink's captured messages are listed; a production build has none of it.
+// downloaded; a print job's progress is followed to its archive; a print template is edited with its
+// page re-rendered as one types (web/templateEditor.ts). Locally (a build for the stack: LOCAL), the
+// auth emulator signs in, the demo targets are offered and the mail sink's captured messages are
+// listed; a production build has none of it.
 
 import { initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, onAuthStateChanged, signInWithEmailAndPassword, signOut, type User } from "firebase/auth";
 import * as pdfjs from "pdfjs-dist";
+import { startEditor, targetChanged } from "./templateEditor";
 
 /** Set by the build (web/build.ts): true in the stack's build, false in a deploy's. */
 declare const LOCAL: boolean;
@@ -152,9 +155,14 @@ let user: User | undefined;
 let routes: Route[] = [];
 let lastPdf: string | undefined;
 
+/** The target path chosen, without a trailing slash. */
+const currentTarget = () => ($<HTMLInputElement>("target").value.trim() || "/").replace(/\/+$/, "");
+/** The signed-in user's ID token as a Bearer header (none signed in: no header, and a 401). */
+const authorization = async (): Promise<Record<string, string>> => (user ? { authorization: `Bearer ${await user.getIdToken()}` } : {});
+
 /** Sends the form's request with the user's ID token and shows the answer. */
 async function send(route: Route): Promise<void> {
-  const target = ($<HTMLInputElement>("target").value.trim() || "/").replace(/\/+$/, "");
+  const target = currentTarget();
   let suffix = route.suffix;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
@@ -173,7 +181,7 @@ async function send(route: Route): Promise<void> {
       headers["content-type"] = element.files[0].type;
     }
   }
-  if (user) headers.authorization = `Bearer ${await user.getIdToken()}`;
+  Object.assign(headers, await authorization());
   const url = `/${route.fn}${target}${suffix}${query.size ? `?${query}` : ""}`;
   $("status").textContent = `${route.method} ${url} ...`;
   const res = await fetch(url, { method: route.method, headers, body });
@@ -203,8 +211,7 @@ async function followJob(statusUrl: string): Promise<void> {
   const link = $<HTMLAnchorElement>("job-download");
   link.hidden = true;
   for (;;) {
-    const headers: Record<string, string> = user ? { authorization: `Bearer ${await user.getIdToken()}` } : {};
-    const res = await fetch(statusUrl, { headers });
+    const res = await fetch(statusUrl, { headers: await authorization() });
     const job = ((await res.json()) as { data?: JobStatus }).data;
     if (!res.ok || !job) {
       $("job-status").textContent = `Status ${res.status}`;
@@ -283,11 +290,14 @@ async function main(): Promise<void> {
     $<HTMLInputElement>("password").value = STACK.password;
     $("demo-users").textContent = `Demo users (password ${STACK.password}): ${STACK.users.map((u) => `${u.email} (${u.role})`).join("; ")}`;
     $<HTMLInputElement>("target").value = STACK.targets[0];
+    $<HTMLInputElement>("editor-instance").value = "inspection-photos"; // the demo's instance with photos and the Report status its template's watermark looks at
   }
+  startEditor({ target: currentTarget, signedIn: () => user !== undefined, authorization });
   onAuthStateChanged(auth, (signedIn) => {
     user = signedIn ?? undefined;
     $("who").textContent = user ? `Signed in as ${user.email}` : "Not signed in: requests go without credentials (401).";
     $("sign-out").hidden = !user;
+    targetChanged(); // the templates this user may list, and the preview as this user
   });
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -302,6 +312,7 @@ async function main(): Promise<void> {
   offerRoutes(); // and the form of the first route offered
   select.addEventListener("change", () => renderForm(routes[Number(select.value)]));
   $("target").addEventListener("input", offerRoutes);
+  $("target").addEventListener("change", targetChanged);
   $("operation-form").addEventListener("submit", (event) => {
     event.preventDefault();
     send(routes[Number(select.value)]).catch((error: Error) => {

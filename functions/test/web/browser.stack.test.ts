@@ -3,7 +3,9 @@
 // documents from the origin itself; the playground signs in with the Firebase JS SDK (auth emulator),
 // prints and previews the PDF on a canvas, sends one and finds the captured mail; a page of a second
 // origin in CORS_ORIGINS calls a function URL directly with a Bearer token, and one from an origin
-// that is not allowed is refused by the browser. Screenshots: .cache/screenshots/ (looked at).
+// that is not allowed is refused by the browser. The template editor re-renders a page as one types
+// (the time from the last keystroke to the new page printed, not asserted: timings belong to the
+// benchmarks), lists the schema's problems, and saves. Screenshots: .cache/screenshots/ (looked at).
 
 import { createServer, type Server } from "node:http";
 import { mkdirSync } from "node:fs";
@@ -12,7 +14,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CACHE_DIR, HOST, URLS } from "../../stack/config";
 import { ensureDebianPackage } from "../../stack/debianPackages";
-import { freshUid } from "../api/fixtures";
+import { firestore, freshUid } from "../api/fixtures";
 import { idTokenFor } from "../helpers";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -65,6 +67,13 @@ function expectSecurityHeaders(headers: Record<string, string>): void {
   expect(headers["referrer-policy"]).toBe("no-referrer");
   expect(headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
   expect(headers["content-security-policy"]).toMatch(/script-src 'self';/);
+}
+
+/** Signs a demo user in on the playground (the demo password is filled in). */
+async function signIn(page: Page, email = "north-admin@acme.test"): Promise<void> {
+  await page.fill("#email", email);
+  await page.click("#sign-in-form button[type=submit]");
+  await page.locator("#who", { hasText: `Signed in as ${email}` }).waitFor({ timeout: 10_000 });
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -121,8 +130,7 @@ describe("the playground", () => {
 
   it("signs in with the Firebase JS SDK (the auth emulator), the demo user offered", async () => {
     expect(await page.inputValue("#email")).toBe("north-admin@acme.test");
-    await page.click("#sign-in-form button[type=submit]");
-    await page.locator("#who", { hasText: "Signed in as north-admin@acme.test" }).waitFor({ timeout: 10_000 });
+    await signIn(page);
   });
 
   it("prints a PDF of the demo data and shows its first page on a canvas, with the request id", async () => {
@@ -240,7 +248,170 @@ describe("the playground", () => {
     await shot(page, "playground-phone");
   });
 
-  it("breaks no rule of its Content-Security-Policy, nor did the reference", () => {
+});
+
+describe("the playground's template editor", () => {
+  const TEMPLATE_DOC = "tenants/acme-north/printTemplates/safety-inspection-customer";
+  let page: Page;
+  let demoTemplate: FirebaseFirestore.DocumentData | undefined;
+  /** Every preview the page asked for: its status, and the template it sent. */
+  const previews: { status: number; template?: { watermark?: { text: string }; footer?: { right?: string } } }[] = [];
+
+  beforeAll(async () => {
+    demoTemplate = (await firestore().doc(TEMPLATE_DOC).get()).data(); // put back after the save below
+    ({ page } = await newPage(1280, 900));
+    page.on("response", (res) => {
+      if (res.url().endsWith("/preview")) previews.push({ status: res.status(), template: res.request().postDataJSON().template });
+    });
+    await page.goto(`${URLS.hosting}/playground/`);
+    await page.locator("body[data-ready=true]").waitFor({ timeout: 20_000 });
+    await signIn(page);
+    // Keystrokes and the frames that show a new page, timed in the page (performance.now()).
+    await page.evaluate(() => {
+      const { document, requestAnimationFrame, performance, MutationObserver } = globalThis as any;
+      performance.setResourceTimingBufferSize(1000); // every preview's timing kept (250 by default)
+      const times: Record<string, number> = ((globalThis as any).editorTimes = {});
+      document.getElementById("editor-json").addEventListener("keydown", () => (times.key = performance.now()));
+      const canvas = document.getElementById("editor-page");
+      new MutationObserver(() => requestAnimationFrame(() => (times[canvas.dataset.revision] = performance.now()))).observe(canvas, { attributeFilter: ["data-revision"] });
+    });
+  });
+  afterAll(async () => {
+    await page.close();
+    if (demoTemplate) await firestore().doc(TEMPLATE_DOC).set(demoTemplate);
+  });
+
+  /** Waits for the page of the text as it now is; the ms from its last keystroke to the frame that showed it. */
+  async function pageOfText(): Promise<number> {
+    const revision = await page.getAttribute("#editor-json", "data-revision");
+    await page.locator(`#editor-page[data-revision="${revision}"]`).waitFor({ timeout: 20_000 });
+    await page.locator("#editor-status[data-state=ok]").waitFor({ timeout: 10_000 });
+    return page.evaluate((r) => new Promise<number>((resolve) => {
+      const times = (globalThis as any).editorTimes;
+      const read = () => (times[r] ? resolve(Math.round(times[r] - times.key)) : setTimeout(read, 10));
+      read();
+    }), revision!);
+  }
+
+  /** A hash of the page canvas's pixels. */
+  const pixels = () =>
+    page.evaluate(() => {
+      const canvas = (globalThis as any).document.getElementById("editor-page");
+      const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+      let hash = 2166136261;
+      for (let i = 0; i < data.length; i++) hash = Math.imul(hash ^ data[i], 16777619);
+      return `${canvas.width}x${canvas.height}:${hash >>> 0}`;
+    });
+
+  /** Selects the `nth` occurrence of `text` in the JSON from its offset `from` to its end, as a mouse would, to type over it. */
+  const selectInJson = (text: string, nth = 0, from = 0) =>
+    page.evaluate(
+      ({ text, nth, from }) => {
+        const area = (globalThis as any).document.getElementById("editor-json");
+        let at = area.value.indexOf(text);
+        for (let n = 0; n < nth; n++) at = area.value.indexOf(text, at + 1);
+        area.focus();
+        area.setSelectionRange(at + from, at + text.length);
+      },
+      { text, nth, from },
+    );
+
+  it("previews the demo's template on inspection-photos: page 1 on the canvas, with its warnings", async () => {
+    await page.fill("#target", "/tenant/acme-north");
+    expect(await page.inputValue("#editor-instance")).toBe("inspection-photos");
+    await page.locator("#editor-templates option[value=safety-inspection-customer]").waitFor({ state: "attached", timeout: 20_000 });
+    await page.selectOption("#editor-templates", "safety-inspection-customer");
+    await page.locator("#editor-saved", { hasText: "Loaded version 1" }).waitFor({ timeout: 20_000 }); // in the textarea
+    await pageOfText();
+    expect(JSON.parse(await page.inputValue("#editor-json"))).toMatchObject({ name: "Safety Inspection: customer copy", watermark: { text: "DRAFT" } });
+    expect(await page.getAttribute("#editor-page", "data-pages")).toMatch(/^[1-9]\d*$/);
+    // The demo's template names two sections inspection-photos lacks: the Print-Warnings header, listed.
+    expect(await page.locator("#editor-warnings li").allTextContents()).toContain("section 'Findings & Measurements' is not in the instance");
+  });
+
+  it("draws the page again as one types, one preview in flight at a time and the newest text last", async () => {
+    // The watermark DRAFT to COPY typed quickly (one request after the pause), then the footer's "Page"
+    // to "Seite" slowly (a request after each key, each waiting for the one before).
+    for (const [text, typed, from, delay] of [['"text": "DRAFT', "COPY", 9, 40], ['"right": "Page', "Seite", 10, 250]] as const) {
+      const before = await pixels();
+      const sent = previews.length;
+      await selectInJson(text, 0, from);
+      await page.keyboard.type(typed, { delay });
+      const ms = await pageOfText();
+      console.log(`[editor] keystroke to page: ${ms} ms (typed ${typed}, ${delay} ms between keys; ${previews.length - sent} preview request(s))`);
+      expect(await pixels()).not.toBe(before);
+      expect(previews.at(-1)).toMatchObject({ status: 200, template: { watermark: { text: "COPY" }, footer: { right: expect.stringMatching(/^(Page|Seite) /) } } });
+    }
+    expect(previews.at(-1)!.template?.footer?.right).toBe("Seite {page} of {pages}");
+    await page.locator("#editor-page").screenshot({ path: join(SCREENSHOTS, "editor-page-1280.png") });
+    // The browser's own timing of the previews: none started before the one before it had ended.
+    const spans = await page.evaluate(() =>
+      (globalThis as any).performance
+        .getEntriesByType("resource")
+        .filter((e: any) => e.name.endsWith("/preview"))
+        .map((e: any) => [e.startTime, e.responseEnd]),
+    );
+    expect(spans.length).toBeGreaterThan(3);
+    for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);
+  });
+
+  it("names a problem of the schema where it is in the JSON, sends no text that is not JSON, then saves the fixed template", async () => {
+    // The second field's width, "half" typed over with "third" (a quote first: not JSON until the last one).
+    await selectInJson('"width": "half"', 1, 9);
+    await page.keyboard.type('"third"', { delay: 40 });
+    const problem = page.locator("#editor-problems button", { hasText: "'sections.0.fields.1.width': Invalid option" });
+    await problem.waitFor({ timeout: 20_000 });
+    expect(await problem.textContent()).toMatch(/^line \d+: 'sections\.0\.fields\.1\.width': Invalid option: expected one of "full"\|"half"$/);
+    expect(previews.at(-1)!.status).toBe(400);
+    expect(await page.getAttribute("#editor-pages", "class")).toContain("stale");
+    await problem.click();
+    const selected = () => page.evaluate(() => {
+      const area = (globalThis as any).document.getElementById("editor-json");
+      return area.value.slice(area.selectionStart, area.selectionEnd);
+    });
+    expect(await selected()).toBe('"width": "third"');
+    await shot(page, "editor-problem-1280");
+    // Half a key: not JSON, said with its line and column; nothing sent.
+    const sent = previews.length;
+    await page.keyboard.type('"wid', { delay: 40 });
+    await page.locator("#editor-status", { hasText: "Not JSON" }).waitFor({ timeout: 10_000 });
+    expect(await page.locator("#editor-problems button").allTextContents()).toEqual([expect.stringMatching(/^line \d+, column \d+$/)]);
+    expect(previews.length).toBe(sent);
+    await page.keyboard.type('th": "half"', { delay: 40 });
+    await pageOfText();
+    expect(await page.locator("#editor-problems li").count()).toBe(0);
+    // Saved with PUT: the next version, listed as such.
+    await page.click("#editor-save");
+    await page.locator("#editor-saved[data-version='2']").waitFor({ timeout: 20_000 });
+    expect(await page.textContent("#editor-saved")).toBe("Print template saved. Version 2.");
+    expect(await page.locator("#editor-templates option:checked").textContent()).toMatch(/\(v2\)$/);
+    expect((await firestore().doc(TEMPLATE_DOC).get()).get("watermark.text")).toBe("COPY");
+    await shot(page, "editor-saved-1280");
+    await page.screenshot({ path: "/tmp/editor.png", fullPage: true });
+  });
+
+  it("draws every page on request", async () => {
+    await page.check("#editor-all-pages");
+    const pages = Number(await page.getAttribute("#editor-page", "data-pages"));
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll("#editor-pages canvas").length === n, pages, { timeout: 20_000 });
+    expect(pages).toBeGreaterThan(1);
+    await page.uncheck("#editor-all-pages");
+  });
+
+  it("lists and saves templates for ADMINs only: a reader is told why (401, naming the permission)", async () => {
+    await page.click("#sign-out");
+    await signIn(page, "north-reader@acme.test");
+    await page.locator("#editor-list-status", { hasText: "Saved templates: 401 This route needs the ADMIN permission" }).waitFor({ timeout: 20_000 });
+    expect(await page.inputValue("#editor-template-id")).toBe("safety-inspection-customer");
+    await page.click("#editor-save");
+    await page.locator("#editor-saved", { hasText: /^Not saved: 401 This route needs the ADMIN permission/ }).waitFor({ timeout: 20_000 });
+    // The preview is a print's: a reader may ask for it.
+    await pageOfText();
+  });
+});
+
+describe("the hosting pages", () => {
+  it("break no rule of their Content-Security-Policy: the reference, the playground, its template editor", () => {
     expect(cspViolations).toEqual([]);
   });
 });

@@ -8,6 +8,30 @@ import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The header that carries the template's warnings: a JSON list of strings, percent-encoded (a header is ASCII). */
 export const WARNINGS_HEADER = "Print-Warnings";
+/** Most bytes of that header: a proxy refuses a response whose headers are too large (the emulator's at 64 KiB, a 500). */
+export const WARNINGS_HEADER_BYTES = 8 * 1024;
+
+/**
+ * The header's value: the warnings as encodeURIComponent(JSON.stringify(list)) would give them, as
+ * many as fit in WARNINGS_HEADER_BYTES, then one counting the rest (a 64 KiB template can name
+ * hundreds of fields the instance lacks, each warned of).
+ */
+export function warningsHeader(warnings: readonly string[]): string {
+  const encoded = (text: string) => encodeURIComponent(JSON.stringify(text));
+  const parts: string[] = [];
+  // "%5B" and "%5D" around, "%2C" between; room kept for the last entry that counts the rest.
+  let bytes = 6 + encoded(`and ${warnings.length} more warning(s)`).length;
+  for (const warning of warnings) {
+    const part = encoded(warning);
+    bytes += part.length + 3;
+    if (bytes > WARNINGS_HEADER_BYTES) {
+      parts.push(encoded(`and ${warnings.length - parts.length} more warning(s)`));
+      break;
+    }
+    parts.push(part);
+  }
+  return `%5B${parts.join("%2C")}%5D`;
+}
 
 /** The instance to preview, and the template: given unsaved, named, or else the one its print would use. */
 const previewBody = z
@@ -36,7 +60,7 @@ export const preview = defineRoute({
     schema: z.unknown(),
     binary: {
       mediaType: "application/pdf",
-      headers: [{ name: WARNINGS_HEADER, description: "What the template names that the instance lacks (sections, fields, placeholders) or cannot print (a code's value): a JSON list of strings, percent-encoded as encodeURIComponent does." }],
+      headers: [{ name: WARNINGS_HEADER, description: "What the template names that the instance lacks (sections, fields, placeholders) or cannot print (a code's value): a JSON list of strings, percent-encoded as encodeURIComponent does; at most 8 KiB: past it, a last string counts the rest (\"and 120 more warning(s)\")." }],
     },
   },
   errors: {
@@ -49,7 +73,7 @@ export const preview = defineRoute({
     const pdf = await previewOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, { given, templateId: body.templateId });
     return {
       bytes: pdf.bytes,
-      headers: { [WARNINGS_HEADER]: encodeURIComponent(JSON.stringify(pdf.warnings)), "Cache-Control": "no-store", "Content-Disposition": "inline" },
+      headers: { [WARNINGS_HEADER]: warningsHeader(pdf.warnings), "Cache-Control": "no-store", "Content-Disposition": "inline" },
     };
   },
 });
