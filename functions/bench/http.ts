@@ -12,6 +12,7 @@ import { Timestamp, getFirestore } from "firebase-admin/firestore";
 import { URLS } from "../stack/config";
 import { DEMO_PASSWORD } from "../stack/examples";
 import { signInToStack, stackAdminApp } from "../stack/seedStack";
+import { BENCH_TEMPLATE } from "./cases";
 import { percentile, summarize, type Summary } from "./stats";
 
 export interface HttpRow {
@@ -187,6 +188,8 @@ export async function runHttpBench(): Promise<HttpBenchResult> {
     },
     { route: "POST /print/{target}/print (first render)", expect: 201, request: (_r, i) => ({ method: "POST", url: printUrl("/print"), body: { objectInstanceId: `i${slot(i)}` }, token: admin }) },
     { route: "POST /print/{target}/print (cached)", expect: 201, targetP50Ms: (c) => (c === 1 ? 25 : undefined), request: () => ({ method: "POST", url: printUrl("/print"), body: { objectInstanceId: "cached" }, token: admin }) },
+    // Issue 35: a template editor's request, an unsaved template with every feature (the bench tenant has no logo to prepare).
+    { route: "POST /print/{target}/preview (one page, templated)", expect: 200, targetP50Ms: (c) => (c === 1 ? 60 : undefined), request: () => ({ method: "POST", url: printUrl("/preview"), body: { objectInstanceId: "cached", template: { name: "Bench", objectTypeNames: [], ...BENCH_TEMPLATE, others: "hide" } }, token: admin }) },
     { route: "POST /print/{target}/send-pdf (cached PDF)", expect: 200, request: (_r, i) => ({ method: "POST", url: printUrl("/send-pdf"), body: { objectInstanceId: "cached", to: "bench@example.com" }, token: senders[Math.floor(slot(i) / 20)] }) },
   ];
 

@@ -312,10 +312,22 @@ export function renderBatch(settings: PrintSettings): RenderBatch {
  * instance's target's folder: the logo may be a target's above (inherited), its path checked against
  * the folder of the target that set it.
  */
-async function preparedLogo(settings: PrintSettings): Promise<PreparedImage | undefined> {
-  const logo = settings.logo ? await logoObject(settings.logo, fileOf, storageCall) : undefined;
-  return logo && (await preparePictures([logo], storageCall, LOGO)).get(logo.path);
+function preparedLogo(settings: PrintSettings): Promise<PreparedImage | undefined> {
+  if (!settings.logo) return Promise.resolve(undefined);
+  // A logo's path is its version (an upload is a new path): kept a while, so that a preview's every keystroke does not download and scale it again.
+  let logo = preparedLogos.get(settings.logo);
+  if (!logo) {
+    logo = logoObject(settings.logo, fileOf, storageCall).then(async (object) => object && (await preparePictures([object], storageCall, LOGO)).get(object.path));
+    preparedLogos.set(settings.logo, logo);
+    // A platform failure (503) is not kept: the next render tries again.
+    logo.catch(() => preparedLogos.delete(settings.logo));
+  }
+  return logo;
 }
+
+/** Prepared logos by path: a few targets' logos, each at most 625 x 210 pixels. */
+const PREPARED_LOGO_TTL_MS = 10 * 60 * 1000;
+const preparedLogos = new TtlCache<Promise<PreparedImage | undefined>>(PREPARED_LOGO_TTL_MS, 16);
 
 /** The PDF's bytes: those just rendered, or the stored file's. */
 export async function pdfBytes(pdf: StoredPdf): Promise<Uint8Array> {
