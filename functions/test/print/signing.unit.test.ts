@@ -384,6 +384,11 @@ describe("verifyPdfSignature on malformed input", () => {
     expect(await outcome(withContents("<3003020100>"))).toMatch(/CMS cannot be read/);
     expect(await outcome(withContents("<30FF>"))).toMatch(/length cannot be read/);
     expect(await outcome(withContents("<3084FFFFFFFF00>"))).toMatch(/cut short/);
+    // A hole at the file's very start (the header may come later).
+    const head = "<>%PDF-1.7\n/ByteRange [0 0 2 ";
+    const tail = "]\n";
+    const rest = `${head}0000${tail}`.length - 2;
+    expect(await outcome(new Uint8Array(Buffer.from(`${head}${String(rest).padStart(4, "0")}${tail}`, "latin1")))).toMatch(/not the signature's \/Contents/);
     // The hole of another key than /Contents.
     expect(await outcome(new Uint8Array(Buffer.from(Buffer.from(withContents("<3003020100>")).toString("latin1").replace("/Contents", "/Contentx"), "latin1")))).toMatch(/not the signature's \/Contents/);
     // A /Contents of hex that is no CMS.

@@ -54,7 +54,11 @@ const SIGNATURE_HASHES: Record<string, string> = {
 };
 const KEY_ALGORITHMS = new Set(["1.2.840.10045.2.1", "1.2.840.113549.1.1.1"]);
 
-const ascii = (bytes: Uint8Array, from: number, to: number): string => Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, to - from)).toString("latin1");
+/** Bytes [from, to) as Latin-1 text, the bounds clamped to the file. */
+function ascii(bytes: Uint8Array, from: number, to: number): string {
+  const start = Math.max(0, Math.min(bytes.length, from));
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, Math.min(bytes.length, to) - start)).toString("latin1");
+}
 const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 const isWhite = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 
@@ -178,7 +182,7 @@ export async function verifyPdfSignature(bytes: Uint8Array, trustedChains: Uint8
   const located = locate(bytes);
   if (!located) return { signed: false, valid: false, coversWholeDocument: false };
   const { ranges, cms, signedAt } = located;
-  const [start, length1, holeEnd, length2] = ranges;
+  const [start, , holeEnd, length2] = ranges;
   const coversWholeDocument = start === 0 && holeEnd + length2 === bytes.length;
   let signedData: pkijs.SignedData;
   try {
@@ -187,13 +191,25 @@ export async function verifyPdfSignature(bytes: Uint8Array, trustedChains: Uint8
     throw new MalformedPdfSignature(`the signature's CMS cannot be read: ${(error as Error).message}`);
   }
   const report: PdfSignatureReport = { signed: true, valid: false, coversWholeDocument, signedAt };
+  try {
+    report.valid = check(bytes, ranges, signedData, trusted, report);
+  } catch (error) {
+    // What pkijs read but cannot encode again, or OpenSSL cannot read (a certificate, a key).
+    throw new MalformedPdfSignature(`the signature's CMS cannot be checked: ${(error as Error).message}`);
+  }
+  return report;
+}
+
+/** Whether the CMS's signature holds over `ranges` and its signer is trusted; sets `report.signer` once the signer's certificate is found. */
+function check(bytes: Uint8Array, ranges: Located["ranges"], signedData: pkijs.SignedData, trusted: X509Certificate[][], report: PdfSignatureReport): boolean {
+  const [start, length1, holeEnd, length2] = ranges;
   const certificates = (signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
-  if (signedData.signerInfos.length !== 1 || certificates.length > MAX_CERTIFICATES) return report;
+  if (signedData.signerInfos.length !== 1 || certificates.length > MAX_CERTIFICATES) return false;
   const [signerInfo] = signedData.signerInfos;
   // The signer's certificate, by issuer and serial number.
   const sid: unknown = signerInfo.sid;
   const certificate = sid instanceof pkijs.IssuerAndSerialNumber ? certificates.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber)) : undefined;
-  if (!certificate) return report;
+  if (!certificate) return false;
   const certificateDer = new Uint8Array(certificate.toSchema().toBER(false));
   const x509 = new X509Certificate(certificateDer);
   report.signer = { subject: oneLine(x509.subject), issuer: oneLine(x509.issuer), serialNumber: x509.serialNumber.toUpperCase() };
@@ -202,25 +218,24 @@ export async function verifyPdfSignature(bytes: Uint8Array, trustedChains: Uint8
   const hash = HASHES[signerInfo.digestAlgorithm.algorithmId];
   const messageDigest = octets(attributeValue(signerInfo, OIDS.messageDigest));
   const contentType = attributeValue(signerInfo, OIDS.contentType);
-  if (!hash || !messageDigest || !signerInfo.signedAttrs || !(contentType instanceof asn1js.ObjectIdentifier) || contentType.valueBlock.toString() !== OIDS.data) return report;
+  if (!hash || !messageDigest || !signerInfo.signedAttrs || !(contentType instanceof asn1js.ObjectIdentifier) || contentType.valueBlock.toString() !== OIDS.data) return false;
   const digest = createHash(hash).update(bytes.subarray(start, start + length1)).update(bytes.subarray(holeEnd, holeEnd + length2)).digest();
-  if (!equalBytes(digest, messageDigest)) return report;
+  if (!equalBytes(digest, messageDigest)) return false;
   // The signing certificate the attributes name, when they name one (PAdES: always).
   const named = signingCertificateHash(signerInfo);
-  if (named && !equalBytes(createHash(named.hash).update(certificateDer).digest(), named.value)) return report;
+  if (named && !equalBytes(createHash(named.hash).update(certificateDer).digest(), named.value)) return false;
   // The signature over the signed attributes (their DER as a SET: pkijs keeps it so).
   const signatureAlgorithm = signerInfo.signatureAlgorithm.algorithmId;
   const signatureHash = SIGNATURE_HASHES[signatureAlgorithm] ?? (KEY_ALGORITHMS.has(signatureAlgorithm) ? hash : undefined);
-  if (!signatureHash) return report;
+  if (!signatureHash) return false;
   const signedAttributes = new Uint8Array(signerInfo.signedAttrs.encodedValue);
   const signature = signerInfo.signature.valueBlock.valueHexView;
   try {
-    if (!verifySignature(signatureHash, signedAttributes, { key: x509.publicKey, dsaEncoding: "der" }, signature)) return report;
+    if (!verifySignature(signatureHash, signedAttributes, { key: x509.publicKey, dsaEncoding: "der" }, signature)) return false;
   } catch {
-    return report; // a key and a signature that do not go together
+    return false; // a key and a signature that do not go together
   }
   // A trusted chain that starts with this certificate and holds at the time of signing.
-  const at = signedAt ? new Date(signedAt) : new Date();
-  report.valid = trusted.some((chain) => chain.length > 0 && equalBytes(chain[0].raw, certificateDer) && chainHolds(chain, at));
-  return report;
+  const at = report.signedAt ? new Date(report.signedAt) : new Date();
+  return trusted.some((chain) => chain.length > 0 && equalBytes(chain[0].raw, certificateDer) && chainHolds(chain, at));
 }
