@@ -303,6 +303,9 @@ describe("a signed PDF", () => {
   it("is an error, not a broken file, when the CMS outgrows the room made for it, or when the signer fails", async () => {
     const huge: PdfSigner = { chain, sign: async () => new Uint8Array(64 * 1024).fill(1) };
     await expect(renderInstancePdf(onePage, signedOptions(huge))).rejects.toThrow(/larger than the \d+ bytes made room for/);
+    // A chain too long for /Contents (PDF/A-2: strings of 32767 bytes at most).
+    const longChain: PdfSigner = { chain: [...chain, new Uint8Array(31 * 1024)], sign: signer.sign };
+    await expect(renderInstancePdf(onePage, signedOptions(longChain))).rejects.toThrow(/more than a PDF string may hold/);
     const failing: PdfSigner = { chain, sign: async () => Promise.reject(new Error("KMS: permission denied")) };
     await expect(renderInstancePdf(onePage, signedOptions(failing))).rejects.toThrow("KMS: permission denied");
     await expect(renderInstancePdf(onePage, options({ signature: { signer, signedAt: new Date(NaN) } }))).rejects.toThrow(TypeError);

@@ -36,6 +36,9 @@ export interface SignatureFieldSpec {
   contentsBytes: number;
 }
 
+/** The longest string PDF/A-2 allows (6.1.13: ISO 32000-1's implementation limit, Annex C), in bytes: /Contents's room. */
+export const MAX_CONTENTS_BYTES = 32767;
+
 /** The signature's two placeholders, whose offsets the file writer sets, and what fills them. */
 export class SignatureSlots {
   readonly byteRange = new Placeholder(BLANK_BYTE_RANGE);
@@ -43,6 +46,7 @@ export class SignatureSlots {
 
   constructor(readonly spec: SignatureFieldSpec) {
     if (!(Number.isSafeInteger(spec.contentsBytes) && spec.contentsBytes > 0)) throw new RangeError(`SignatureSlots: room for ${spec.contentsBytes} bytes of CMS`);
+    if (spec.contentsBytes > MAX_CONTENTS_BYTES) throw new SignatureFillError(`room for a CMS of ${spec.contentsBytes} bytes is more than a PDF string may hold (${MAX_CONTENTS_BYTES}): is the certificate chain that long?`);
     this.contents = new Placeholder(`<${"0".repeat(2 * spec.contentsBytes)}>`);
   }
 }
