@@ -17,8 +17,11 @@ import { certificatesOfPem } from "../src/print/signing/signer";
 
 export const SIGNING_CA_NAME = "print-admin local test CA";
 export const SIGNING_CERTIFICATE_NAME = "print-admin local test signer";
-/** The files in the identity's folder: the CA's key and certificate, the signing key and its chain (its certificate, then the CA's). */
-export const SIGNING_FILES = { caKey: "ca-key.pem", ca: "ca.pem", key: "signing-key.pem", chain: "signing-chain.pem" } as const;
+/**
+ * The files in the identity's folder: the CA's key and certificate (PEM, and DER as ca.cer, the form
+ * Acrobat's import dialog offers), the signing key and its chain (its certificate, then the CA's).
+ */
+export const SIGNING_FILES = { caKey: "ca-key.pem", ca: "ca.pem", caDer: "ca.cer", key: "signing-key.pem", chain: "signing-chain.pem" } as const;
 const DAY = 24 * 60 * 60 * 1000;
 export const RENEW_BEFORE_DAYS = 30;
 const CA_DAYS = 5 * 365;
@@ -119,7 +122,7 @@ const lasts = (cert: X509Certificate, now: Date): boolean => new Date(cert.valid
 const read = (dir: string, file: string): string | undefined => (existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8") : undefined);
 
 /** Writes a file whole or not at all (a stack starting beside a test never reads half a key). */
-function write(dir: string, file: string, text: string, mode: number): void {
+function write(dir: string, file: string, text: string | Uint8Array, mode: number): void {
   const temporary = join(dir, `.${file}.${process.pid}.tmp`);
   writeFileSync(temporary, text, { mode });
   renameSync(temporary, join(dir, file));
@@ -173,6 +176,7 @@ export function ensureSigningIdentity(dir: string, now: Date): SigningIdentity {
     write(dir, SIGNING_FILES.caKey, privateKey.export({ type: "pkcs8", format: "pem" }) as string, 0o600);
     write(dir, SIGNING_FILES.ca, ca.pem, 0o644);
   }
+  if (!existsSync(join(dir, SIGNING_FILES.caDer)) || !readFileSync(join(dir, SIGNING_FILES.caDer)).equals(ca.cert.raw)) write(dir, SIGNING_FILES.caDer, ca.cert.raw, 0o644);
   let signer = existingSigner(dir, ca.cert, now);
   if (!signer) {
     const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });

@@ -478,6 +478,7 @@ describe("the local stack's test CA (ensureSigningIdentity)", () => {
     expect(remade.keyPem).not.toBe(current.keyPem);
     expect(remade.caPem).toBe(current.caPem);
     expect(readFileSync(join(dir, SIGNING_FILES.chain), "utf8")).toBe(remade.chainPem);
+    expect(new X509Certificate(readFileSync(join(dir, SIGNING_FILES.caDer))).raw.equals(new X509Certificate(remade.caPem).raw)).toBe(true);
     // Whatever it made signs.
     expect(localSigner(remade.keyPem, remade.chainPem).chain).toHaveLength(2);
   });
