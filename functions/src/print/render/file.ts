@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
-import { Ref, serialize, Stream, streamDict, type Dict, type PdfObjects, type Value } from "./objects";
+import { Placeholder, Ref, serialize, Stream, streamDict, Unpacked, type Dict, type PdfObjects, type Value } from "./objects";
 
 /**
  * Streams are compressed from this size on: below it a deflate call (about 25 µs whatever the size,
@@ -325,6 +325,24 @@ export function writeStreamObject(file: FileBytes, xref: CrossReferences, number
 }
 
 /**
+ * Writes object `number`, a dictionary, as an indirect object of its own (not in an object stream),
+ * and sets the file offset of each placeholder among its values (each must be found once in its text).
+ */
+export function writeUnpackedObject(file: FileBytes, xref: CrossReferences, number: number, object: Unpacked): void {
+  xref.set(number, 1, file.offset, 0);
+  const head = `${number} 0 obj\n`;
+  const text = serialize(object.dict);
+  for (const value of Object.values(object.dict)) {
+    if (!(value instanceof Placeholder)) continue;
+    const at = text.indexOf(value.text);
+    if (at < 0 || text.indexOf(value.text, at + 1) >= 0) throw new Error(`writeUnpackedObject: object ${number}'s placeholder ${value.text.slice(0, 16)}... is not found once in it`);
+    // Latin-1 text: a character a byte.
+    value.offset = file.offset + head.length + at;
+  }
+  file.write(Buffer.from(`${head}${text}\nendobj\n`, "latin1"));
+}
+
+/**
  * Objects [from, to) of `packed` into object streams of OBJECTS_PER_STREAM objects, numbered from
  * `number` on, compressed when `compress`; returns the next free number.
  */
@@ -369,8 +387,9 @@ export interface Trailer {
 }
 
 /**
- * Serializes every object of `objects` (streams as they are, the others into object streams after
- * the `packed` ones: the structure tree, objects numbered in `objects` but written there).
+ * Serializes every object of `objects` (streams and Unpacked dictionaries as they are, the others into
+ * object streams after the `packed` ones: the structure tree, objects numbered in `objects` but
+ * written there).
  */
 export function writePdfFile(objects: PdfObjects, trailer: Trailer, packed = new PackedObjects()): Uint8Array {
   const file = new FileBytes();
@@ -379,6 +398,7 @@ export function writePdfFile(objects: PdfObjects, trailer: Trailer, packed = new
   const xref = new CrossReferences();
   for (const [number, object] of objects.entries()) {
     if (object instanceof Stream) writeStreamObject(file, xref, number, Buffer.from(streamDict(object), "latin1"), object.data);
+    else if (object instanceof Unpacked) writeUnpackedObject(file, xref, number, object);
     else packed.object(number, object);
   }
   let next = objects.largestNumber + 1;

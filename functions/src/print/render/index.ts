@@ -8,6 +8,7 @@ export type {
   PrintableFieldType,
   PrintableInstance,
   PrintableSection,
+  PdfSignatureOptions,
   PreparedImage,
   RenderedPdf,
   RenderOptions,
@@ -32,3 +33,4 @@ export {
 export { wordsFor, WORD_LANGUAGES, type Words } from "./words";
 export { FONT_FILES } from "./text/fonts";
 export { PRODUCER } from "./pdf";
+export { SignatureFillError } from "./signature";

@@ -30,8 +30,32 @@ export class Hex {
   }
 }
 
+/**
+ * Text of a fixed width, written as it is and overwritten in place once the whole file is known (a
+ * signature's /ByteRange and /Contents). The file writer sets `offset`, where its first byte went,
+ * when it is a value of an Unpacked object (an object stream's bytes are compressed: no offset there).
+ */
+export class Placeholder {
+  offset = -1;
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A dictionary written in the file's body as an indirect object of its own, never into an object
+ * stream, so that the offsets of its placeholders are known (a signature dictionary).
+ */
+export class Unpacked {
+  constructor(readonly dict: Dict) {}
+}
+
+/** A date as PDF writes one, in UTC: D:YYYYMMDDHHmmSSZ. */
+export function pdfDate(date: Date): Literal {
+  const two = (n: number): string => String(n).padStart(2, "0");
+  return new Literal(`D:${String(date.getUTCFullYear()).padStart(4, "0")}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}Z`);
+}
+
 /** A name is a JavaScript string (written `/Name`); entries whose value is undefined are left out. */
-export type Value = number | boolean | string | Ref | Literal | Hex | readonly Value[] | Dict;
+export type Value = number | boolean | string | Ref | Literal | Hex | Placeholder | readonly Value[] | Dict;
 export interface Dict {
   readonly [key: string]: Value | undefined;
 }
@@ -97,6 +121,7 @@ export function serialize(value: Value): string {
   if (value instanceof Ref) return `${value.number} 0 R`;
   if (value instanceof Literal) return `(${value.text})`;
   if (value instanceof Hex) return `<${value.hex}>`;
+  if (value instanceof Placeholder) return value.text;
   if (Array.isArray(value)) {
     let out = "[ ";
     for (const v of value as readonly Value[]) out += `${serialize(v)} `;
@@ -112,7 +137,7 @@ export const streamDict = (stream: Stream): string => serialize({ ...stream.dict
 
 /** The objects of one file, by number: numbers go in the order they are asked for, objects may come later (set). */
 export class PdfObjects {
-  private readonly byNumber = new Map<number, Value | Stream>();
+  private readonly byNumber = new Map<number, Value | Stream | Unpacked>();
   private largest = 0;
 
   /** The next `count` numbers, for objects written later or elsewhere (the structure tree); returns the first. */
@@ -126,18 +151,18 @@ export class PdfObjects {
     return this.largest;
   }
 
-  add(value: Value | Stream): Ref {
+  add(value: Value | Stream | Unpacked): Ref {
     const ref = new Ref(this.reserve());
     this.byNumber.set(ref.number, value);
     return ref;
   }
 
-  set(ref: Ref, value: Value | Stream): void {
+  set(ref: Ref, value: Value | Stream | Unpacked): void {
     this.byNumber.set(ref.number, value);
   }
 
   /** Every object, by ascending number. */
-  entries(): [number, Value | Stream][] {
+  entries(): [number, Value | Stream | Unpacked][] {
     return [...this.byNumber].sort((a, b) => a[0] - b[0]);
   }
 }

@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import { PackedObjects, streamOf, writePdfFile } from "./file";
 import type { FontUse } from "./fontUse";
-import { Hex, Literal, PdfObjects, Ref, Stream, type Value } from "./objects";
+import { Hex, Literal, pdfDate, PdfObjects, Ref, Stream, type Value } from "./objects";
+import { addSignatureField, type SignatureSlots } from "./signature";
 import { writeStructure } from "./structureTree";
 import type { Structure } from "./tags";
 import type { PreparedImage } from "./types";
@@ -116,15 +117,10 @@ export function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): 
   return Buffer.concat([XPACKET_BEGIN, Buffer.from(packet, "utf8")]);
 }
 
-/** A date as PDF writes one, in UTC: D:YYYYMMDDHHmmSSZ. */
-function pdfDate(date: Date): Literal {
-  const two = (n: number): string => String(n).padStart(2, "0");
-  return new Literal(`D:${String(date.getUTCFullYear()).padStart(4, "0")}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}Z`);
-}
-
 /**
  * Builds the file: one page per content stream (all `width` x `height`), sharing one resource
- * dictionary with the given fonts.
+ * dictionary with the given fonts. With `signature`, an invisible signature field on the first page,
+ * its placeholders left for fillSignature (signature.ts).
  */
 export function assemblePdf(
   width: number,
@@ -135,11 +131,15 @@ export function assemblePdf(
   images?: DocumentImages,
   structure?: Structure,
   outputIntent?: { profile: Uint8Array; name: string },
+  signature?: SignatureSlots,
 ): Uint8Array {
   const objects = new PdfObjects();
   const meta = { ...metadata, title: informationText(metadata.title), subject: informationText(metadata.subject), keywords: metadata.keywords.map(informationText) };
   const pagesRef = new Ref(objects.reserve());
   const catalogRef = new Ref(objects.reserve());
+  // The signature field, merged with its widget: listed by the first page, under a Form element.
+  const fieldRef = signature ? new Ref(objects.reserve()) : undefined;
+  const fieldAnnotation = signature && structure ? structure.annotate(structure.add("Form"), 0) : undefined;
 
   const used = fonts.filter((f) => f.used);
   const fontRefs = used.map(() => new Ref(objects.reserve()));
@@ -165,7 +165,8 @@ export function assemblePdf(
       Contents: contentRef,
       // Its key in the ParentTree, and the tab order of the structure (PDF/UA).
       StructParents: structure ? i : undefined,
-      Tabs: structure ? "S" : undefined,
+      Tabs: structure || (fieldRef && i === 0) ? "S" : undefined,
+      Annots: fieldRef && i === 0 ? [fieldRef] : undefined,
     });
   });
   objects.set(pagesRef, { Type: "Pages", Kids: pageRefs, Count: pageRefs.length });
@@ -183,8 +184,12 @@ export function assemblePdf(
   });
   const catalog: Record<string, Value> = { Type: "Catalog", Pages: pagesRef, ViewerPreferences: objects.add({ DisplayDocTitle: true }), Lang: new Literal(meta.language) };
   const packed = new PackedObjects();
+  if (signature) {
+    // The widget's key in the ParentTree follows the pages' (structureTree.ts).
+    catalog.AcroForm = addSignatureField(objects, signature, fieldRef!, pageRefs[0], fieldAnnotation === undefined ? undefined : pageRefs.length + fieldAnnotation);
+  }
   if (structure) {
-    catalog.StructTreeRoot = writeStructure(objects, structure, pageRefs, packed);
+    catalog.StructTreeRoot = writeStructure(objects, structure, pageRefs, packed, fieldRef ? [fieldRef] : []);
     catalog.MarkInfo = { Marked: true };
   }
   // Uncompressed, as PDF/A wants it (and a reader of the file can find it). Untagged output (the

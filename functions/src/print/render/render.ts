@@ -3,7 +3,9 @@
 //   -> layout and pagination (layout.ts, blocks.ts, table.ts: boxes on pages, in the style's geometry)
 //   -> drawing (draw.ts, content.ts: PDF operators and the structure's marked content; furniture.ts:
 //      headers, footers and watermarks once the page count is known)
-//   -> file (pdf.ts, fontUse.ts, structureTree.ts, file.ts: objects, subset fonts, object streams).
+//   -> file (pdf.ts, fontUse.ts, structureTree.ts, file.ts: objects, subset fonts, object streams)
+//   -> signature, when asked for (signature.ts: the field and its placeholders in the file, then the
+//      CMS of signing/cms.ts, loaded only then, in the hole).
 // The page geometry, type and colours are one value (style.ts, DocumentStyle) handed through.
 //
 // A template (template.ts) shapes the model (which sections and fields, in which order and names) and
@@ -18,8 +20,9 @@ import { filler, footers, lineFiller, runningHeader, templateHeaders, watermarks
 import { displayText, documentModel } from "./model";
 import { codeOnPages, sizedCode, styleWithCode } from "./pageCode";
 import { PAPER_SIZES } from "./paper";
-import { assemblePdf, DocumentImages } from "./pdf";
+import { assemblePdf, DocumentImages, informationText } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
+import { fillSignature, SignatureSlots } from "./signature";
 import { defaultStyle } from "./style";
 import { Structure } from "./tags";
 import { holds, type DocumentTemplate } from "./template";
@@ -45,11 +48,19 @@ function templateText(template: DocumentTemplate | undefined): string {
   return [...lines, template.watermark?.text, ...(template.sections ?? []).flatMap((s) => [s.displayTitle, ...(s.fields ?? []).map((f) => f.displayLabel)])].filter(Boolean).join("\n");
 }
 
-/** Renders an object instance to a PDF. Deterministic: the same input gives the same bytes. */
+/** The CMS module (pkijs), loaded on the first signed PDF and kept (a dynamic import() resolves the module again each time). */
+let cmsModule: Promise<typeof import("../signing/cms.js")> | undefined;
+const loadCms = (): Promise<typeof import("../signing/cms.js")> => (cmsModule ??= import("../signing/cms.js"));
+
+/** Renders an object instance to a PDF. Deterministic: the same input gives the same bytes (but for a signature's CMS). */
 export async function renderInstancePdf(instance: PrintableInstance, options: RenderOptions): Promise<RenderedPdf> {
   const generatedAt = options?.generatedAt;
   if (!(generatedAt instanceof Date) || !Number.isFinite(generatedAt.getTime())) {
     throw new TypeError("renderInstancePdf: options.generatedAt must be a valid Date");
+  }
+  const signature = options.signature;
+  if (signature && !(signature.signedAt instanceof Date && Number.isFinite(signature.signedAt.getTime()) && signature.signer?.chain?.length > 0)) {
+    throw new TypeError("renderInstancePdf: options.signature needs a signer with a certificate chain and a valid signedAt Date");
   }
   const instanceId = String(options.instanceId ?? "");
   // Settings the caller should have validated; the renderer falls back to the defaults rather than throw.
@@ -89,6 +100,17 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   } else footers(layout, fmt.words.footer(instanceId, generated), footerText);
   docText.release();
 
+  const cms = signature ? await loadCms() : undefined;
+  const text = (s: string | undefined): string | undefined => (typeof s === "string" ? informationText(s) : undefined);
+  const slots =
+    signature &&
+    new SignatureSlots({
+      signedAt: signature.signedAt,
+      reason: text(signature.reason),
+      name: text(signature.name),
+      description: signature.name ? `${fmt.words.signature}: ${text(signature.name)}` : fmt.words.signature,
+      contentsBytes: cms!.cmsRoom(signature.signer.chain),
+    });
   const bytes = assemblePdf(
     style.page.width,
     style.page.height,
@@ -98,6 +120,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     pages.images,
     pages.structure.tagged ? pages.structure : undefined,
     options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined,
+    slots,
   );
+  if (slots) await fillSignature(bytes, slots, (digest) => cms!.signedData(digest, signature!.signer));
   return { bytes, pageCount: pages.pages.length, missingCharacters: docText.missing, bidiControlsRemoved: docText.bidiControls, warnings: [...warnings] };
 }

@@ -12,22 +12,32 @@ const textString = (text: string): string => `<FEFF${utf16Hex(text)}>`;
 /**
  * The structure tree (ISO 32000-1, 14.7): the root, an element per structure element (its kids:
  * child elements and marked content, by MCID on the element's page, or as a marked-content reference
- * on another page) and the ParentTree (per page, the element of each MCID). The elements (one per
+ * on another page; an annotation, `annotationRefs[i]` for the structure's i-th, as an object
+ * reference) and the ParentTree (per page, the element of each MCID; per annotation, its element under
+ * the key `pageRefs.length + i`, the annotation's /StructParent). The elements (one per
  * table cell: 20,000 in the benchmark's 2,000-row table) are written as bytes under object numbers
  * reserved here, for the file writer: far faster than as objects of values (objects.ts).
  */
-export function writeStructure(objects: PdfObjects, structure: Structure, pageRefs: readonly Ref[], out: PackedObjects): Ref {
-  const { types, parents, extras, kidCounts, firstKids, firstPages, kids, kidPages, nextKids, marks } = structure;
+export function writeStructure(objects: PdfObjects, structure: Structure, pageRefs: readonly Ref[], out: PackedObjects, annotationRefs: readonly Ref[] = []): Ref {
+  const { types, parents, extras, kidCounts, firstKids, firstPages, kids, kidPages, nextKids, marks, annotations } = structure;
+  if (annotationRefs.length !== annotations.length) throw new Error(`writeStructure: ${annotations.length} annotations in the structure, ${annotationRefs.length} given`);
   const count = structure.count;
   const rootNumber = objects.reserve();
   const base = objects.reserve(count + 1); // the elements, then the ParentTree
   const pages = pageRefs.map((r) => `${r.number} 0 R`);
+  // Per element with annotations (a form field's widget), their object references: <</Type/OBJR/Obj n 0 R/Pg page>>.
+  const objrs = new Map<number, string[]>();
+  annotations.forEach(({ element, page }, i) => {
+    const objr = `<</Type/OBJR/Obj ${annotationRefs[i].number} 0 R/Pg ${pages[page]}>>`;
+    objrs.set(element, [...(objrs.get(element) ?? []), objr]);
+  });
   // The constant runs of bytes are stored one by one (their text in the comment above them): a call
   // per run (PackedObjects.text) took half again the time of the whole loop (measured: 15 µs against
   // 10 µs for the one-page case's 105 elements, in a loop; a table can have 20,000).
   for (let i = 0; i < count; i++) {
     const type = types[i];
-    const kidCount = kidCounts[i];
+    const elementObjrs = objrs.size > 0 ? objrs.get(i) : undefined;
+    const kidCount = kidCounts[i] + (elementObjrs?.length ?? 0);
     const extra = extras[i];
     const altText = extra?.alt === undefined ? undefined : textString(extra.alt);
     const replacement = extra?.actualText === undefined ? undefined : textString(extra.actualText);
@@ -61,6 +71,12 @@ export function writeStructure(objects: PdfObjects, structure: Structure, pageRe
         at = writeText(b, writeInt(b, writeText(b, at, "/MCID "), -1 - value), ">>");
       }
     }
+    if (elementObjrs) {
+      for (let k = 0; k < elementObjrs.length; k++) {
+        if (k > 0 || kidCounts[i] > 0) b[at++] = 0x20;
+        at = writeText(b, at, elementObjrs[k]);
+      }
+    }
     if (kidCount !== 1) b[at++] = 0x5d;
     if (altText !== undefined) at = writeText(b, writeText(b, at, "/Alt "), altText);
     if (replacement !== undefined) at = writeText(b, writeText(b, at, "/ActualText "), replacement);
@@ -69,11 +85,13 @@ export function writeStructure(objects: PdfObjects, structure: Structure, pageRe
     b[at] = 0x3e; b[at + 1] = 0x3e;
     out.end(at + 2);
   }
-  // The ParentTree: <</Nums [page [element element ...] page [...] ...]>>, an element per MCID (room:
-  // 16 bytes a page and a reference, whose numbers take 10 digits at most: writeInt's 32-bit range).
+  // The ParentTree: <</Nums [page [element element ...] page [...] ... key element ...]>>, an element
+  // per MCID, then per annotation its element, under keys from the page count on (room: 16 bytes a
+  // page and a reference, whose numbers take 10 digits at most: writeInt's 32-bit range; 32 a key
+  // and an element).
   let mcids = 0;
   for (const elementsOfPage of marks) mcids += elementsOfPage.length;
-  out.begin(base + count, 16 + marks.length * 16 + mcids * 16);
+  out.begin(base + count, 16 + marks.length * 16 + mcids * 16 + annotations.length * 32);
   const b = out.bytesOut;
   let at = writeText(b, out.position, "<</Nums [");
   for (let page = 0; page < marks.length; page++) {
@@ -86,8 +104,12 @@ export function writeStructure(objects: PdfObjects, structure: Structure, pageRe
     }
     b[at++] = 0x5d;
   }
+  for (let i = 0; i < annotations.length; i++) {
+    if (i > 0 || marks.length > 0) b[at++] = 0x20;
+    at = writeRef(b, writeText(b, writeInt(b, at, pageRefs.length + i), " "), base + annotations[i].element);
+  }
   out.end(writeText(b, at, "]>>"));
   out.begin(rootNumber, 160);
-  out.text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length).text(">>").end();
+  out.text("<</Type/StructTreeRoot/K ").ref(base).text("/ParentTree ").ref(base + count).text("/ParentTreeNextKey ").int(pageRefs.length + annotations.length).text(">>").end();
   return new Ref(rootNumber);
 }

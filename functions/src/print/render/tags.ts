@@ -25,7 +25,8 @@ export type StructType =
   | "TR"
   | "TH"
   | "TD"
-  | "Figure";
+  | "Figure"
+  | "Form";
 
 /** What a few elements carry besides their type and kids. */
 export interface StructExtra {
@@ -59,6 +60,12 @@ export class Structure {
   readonly nextKids: number[] = [];
   /** Per page: the element each MCID belongs to, by MCID. */
   readonly marks: number[][] = [];
+  /**
+   * Annotations in the structure (a form field's widget: PDF/UA-1 7.18.4), in the order added: the
+   * element each belongs to, as its last kid (an object reference, OBJR), and its page. The writer
+   * gives the i-th the ParentTree key after the pages' (the annotation's /StructParent).
+   */
+  readonly annotations: { element: number; page: number }[] = [];
 
   get count(): number {
     return this.types.length;
@@ -86,6 +93,12 @@ export class Structure {
     this.addKid(element, -1 - mcid, page);
     if (this.firstPages[element] < 0) this.firstPages[element] = page;
     return mcid;
+  }
+
+  /** Adds an annotation of `page` as a kid of `element` (after its other kids); returns its index in `annotations`. */
+  annotate(element: number, page: number): number {
+    this.annotations.push({ element, page });
+    return this.annotations.length - 1;
   }
 
   /** Takes back the MCIDs of `page` from the `marks`-th on and the kids of `element` from the `kids`-th on (content drawn again elsewhere). */

@@ -2,6 +2,7 @@
 // (DESIGN.md, "Firestore layout"), but every value is `unknown` at run time: data written by other
 // systems can have any shape, and the renderer never throws because of it.
 
+import type { PdfSigner } from "../signing/signer";
 import type { DocumentTemplate } from "./template";
 
 export type PrintableFieldType =
@@ -88,6 +89,21 @@ export interface RenderOptions {
    * direction; a change of script or direction starts a new one) in the whole document (default: no limit).
    */
   maxRuns?: number;
+  /**
+   * Signs the PDF (PAdES baseline B-B: an invisible signature field, a detached CMS; signature.ts,
+   * signing/cms.ts). Signed bytes are not deterministic: the ECDSA signature in /Contents differs
+   * from one signing to the next (every other byte does not). Default: unsigned.
+   */
+  signature?: PdfSignatureOptions;
+}
+
+export interface PdfSignatureOptions {
+  signer: PdfSigner;
+  /** The claimed time of signing: the signature dictionary's /M. */
+  signedAt: Date;
+  /** The signature dictionary's /Reason and /Name (shown by readers beside the signer). */
+  reason?: string;
+  name?: string;
 }
 
 export interface RenderedPdf {
