@@ -188,15 +188,19 @@ describe("a templated PDF", () => {
     expect(pdf.warnings).toEqual([expect.stringMatching(/^\{field:Nope\} has no value here/)]);
   });
 
-  it("lays the watermark under every page's content, outside the structure tree, its text extractable", async () => {
+  it("lays the watermark over every page's content, translucent, outside the structure tree, its text extractable", async () => {
     const pdf = await render(template);
     expect(text(pdf.bytes)).toContain("DRAFT");
     expect(structText(pdf.bytes)).not.toContain("DRAFT");
     for (const content of pageContents(pdf.bytes)) {
-      // First in the stream (under everything), an artifact of subtype Watermark.
-      expect(content.trimStart().startsWith("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC")).toBe(true);
+      // Last in the stream (over everything, photos included), an artifact of subtype Watermark in its translucent graphics state.
+      const at = content.lastIndexOf("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC");
+      expect(at).toBeGreaterThan(0);
+      expect(content.slice(at)).toMatch(/^[^]*\/GSw gs[^]*BT[^]*ET Q EMC EMC\s*$/);
       expect(unmarkedContent(content)).toEqual([]);
     }
+    const resources = Object.values(qpdfObjects(pdf.bytes)).map((o) => (o as { value?: Record<string, unknown> }).value).find((v) => v?.["/ExtGState"]);
+    expect(resources?.["/ExtGState"]).toEqual({ "/GSw": { "/Type": "/ExtGState", "/ca": 0.22 } });
   });
 
   it("prints no watermark when its condition does not hold", async () => {

@@ -20,8 +20,6 @@ import type { PreparedImage } from "./types";
 interface PageOps {
   artifacts: ContentBytes;
   content: ContentBytes;
-  /** Under everything else (a template's watermark), marked by whoever writes it. */
-  underlay?: ContentBytes;
 }
 
 /** What a page had drawn at one moment, for taking back what was drawn after it (Pages.takeBack). */
@@ -190,18 +188,11 @@ export class Pages {
     return this.pages[i].content;
   }
 
-  /** Page `i`'s underlay, for operators drawn under everything else on it. */
-  underlayOf(i: number): ContentBytes {
-    return (this.pages[i].underlay ??= new ContentBytes(1024));
-  }
-
-  /** Page `i`'s content stream: its underlay, then its artifacts (one sequence when tagged), under its content. */
+  /** Page `i`'s content stream: its artifacts first, under its content, as one sequence when tagged. */
   streamOf(i: number): Uint8Array {
-    const { artifacts, content, underlay } = this.pages[i];
-    if (artifacts.entries === 0 && !underlay) return content.view;
-    const out = new ContentBytes((underlay?.length ?? 0) + artifacts.length + content.length + 32);
-    if (underlay) out.copy(underlay.view).byte(0x0a);
-    if (artifacts.entries === 0) return out.copy(content.view).view;
+    const { artifacts, content } = this.pages[i];
+    if (artifacts.entries === 0) return content.view;
+    const out = new ContentBytes(artifacts.length + content.length + 32);
     if (this.structure.tagged) out.text("/Artifact BMC\n").copy(artifacts.view).text("\nEMC\n");
     else out.copy(artifacts.view).byte(0x0a);
     return out.copy(content.view).view;

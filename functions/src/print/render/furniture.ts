@@ -1,7 +1,7 @@
 // The pages' furniture, drawn once the layout has placed the content and the page count is known:
 // the running header (pages after the first carry the title), the footer (the instance id, the
 // generation time and "Page X of Y", the target's own line under it), or a template's lines instead,
-// and a template's watermark under every page. All of it is pagination artifacts: outside the
+// and a template's watermark over every page. All of it is pagination artifacts: outside the
 // structure tree and the reading order, still extractable as text.
 //
 // The header and footer run across their band (style.page: headerWidth, footerX, footerWidth), which
@@ -127,20 +127,22 @@ export function footers(layout: Layout, footer: string | { line: TemplateLine; f
   }
 }
 
-/** Light enough that text under it reads, drawn under every page's content. */
-const WATERMARK_GREY = "0.86 0.86 0.86";
+/** The watermark's grey and its opacity: over the page, photos included, and the text under it still reads. */
+const WATERMARK_GREY = "0.35 0.35 0.35";
 const WATERMARK_MAX_SIZE = 110;
+/** The graphics state the watermark is drawn in (`/GSw gs`): its opacity (PDF/A-2 allows transparency; the output intent gives its colour space). */
+export const WATERMARK_STATES = { GSw: { ca: 0.22 } };
 
 /**
- * A watermark: its text large, bold and light, corner to corner across each page, under the page's
- * content (opaque pictures hide it: no transparency, nothing for PDF/A to check), a pagination
- * artifact of subtype Watermark.
+ * A watermark: its text large, bold, grey and translucent, corner to corner over each page's
+ * content (a photo under it shows it too), a pagination artifact of subtype Watermark. Returns
+ * whether it drew one (the file then names its graphics state).
  */
-export function watermarks(layout: Layout, text: string): void {
+export function watermarks(layout: Layout, text: string): boolean {
   const { style, docText, draw: pages } = layout;
   const { width, height } = style.page;
   const line = docText.fit(text, true, Infinity);
-  if (line.width <= 0) return;
+  if (line.width <= 0) return false;
   const angle = Math.atan2(height, width);
   const size = Math.min(WATERMARK_MAX_SIZE, (0.7 * Math.hypot(width, height) * 1000) / line.width);
   const [cos, sin] = [Math.cos(angle), Math.sin(angle)];
@@ -149,13 +151,14 @@ export function watermarks(layout: Layout, text: string): void {
   const x = width / 2 - half * cos + 0.35 * size * sin;
   const y = height / 2 - half * sin - 0.35 * size * cos;
   for (let i = 0; i < pages.pages.length; i++) {
-    const out = pages.underlayOf(i);
+    const out = pages.contentOfPage(i).entry();
     if (pages.structure.tagged) out.text("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC ");
     // Extractors read a diagonal line a glyph to a line: its text as one (poppler reads ActualText on a Span only).
-    out.text("/Span <</ActualText <FEFF").text(utf16Hex(text)).text(">>> BDC ");
+    out.text("/Span <</ActualText <FEFF").text(utf16Hex(text)).text(">>> BDC q /GSw gs ");
     out.text(WATERMARK_GREY).text(" rg BT ").num(cos).byte(0x20).num(sin).byte(0x20).num(-sin).byte(0x20).num(cos).byte(0x20).num(x).byte(0x20).num(y).text(" Tm ");
     lineOperators(out, pages.fonts, line, size);
-    out.text(" ET EMC");
+    out.text(" ET Q EMC");
     if (pages.structure.tagged) out.text(" EMC");
   }
+  return true;
 }

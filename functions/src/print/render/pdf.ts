@@ -122,17 +122,21 @@ export function xmpMetadata(meta: PdfMetadata, tagged: boolean, pdfA: boolean): 
  * dictionary with the given fonts. With `signature`, an invisible signature field on the first page,
  * its placeholders left for fillSignature (signature.ts).
  */
-export function assemblePdf(
-  width: number,
-  height: number,
-  pageContents: readonly Uint8Array[],
-  fonts: readonly FontUse[],
-  metadata: PdfMetadata,
-  images?: DocumentImages,
-  structure?: Structure,
-  outputIntent?: { profile: Uint8Array; name: string },
-  signature?: SignatureSlots,
-): Uint8Array {
+/** What a file may hold besides its pages, fonts and metadata. */
+export interface FileParts {
+  images?: DocumentImages;
+  /** The logical structure (tagged PDF); none: untagged. */
+  structure?: Structure;
+  /** An sRGB output intent and XMP identification for PDF/A-2u. */
+  outputIntent?: { profile: Uint8Array; name: string };
+  /** The signature's field and dictionary, filled in once the file is written. */
+  signature?: SignatureSlots;
+  /** Graphics states the pages name (`/GSw gs`), by resource name: a translucent watermark's. */
+  graphicsStates?: Record<string, { ca: number }>;
+}
+
+export function assemblePdf(width: number, height: number, pageContents: readonly Uint8Array[], fonts: readonly FontUse[], metadata: PdfMetadata, parts: FileParts = {}): Uint8Array {
+  const { images, structure, outputIntent, signature, graphicsStates } = parts;
   const objects = new PdfObjects();
   const meta = { ...metadata, title: informationText(metadata.title), subject: informationText(metadata.subject), keywords: metadata.keywords.map(informationText) };
   const pagesRef = new Ref(objects.reserve());
@@ -146,7 +150,8 @@ export function assemblePdf(
   const fontDict: Record<string, Ref> = {};
   used.forEach((f, i) => (fontDict[f.resource] = fontRefs[i]));
   const xObjects = images?.count ? images.embed(objects) : undefined;
-  const resourcesRef = objects.add({ Font: fontDict, XObject: xObjects, ProcSet: xObjects ? ["PDF", "Text", "ImageB", "ImageC"] : ["PDF", "Text"] });
+  const extGState = graphicsStates && Object.fromEntries(Object.entries(graphicsStates).map(([name, { ca }]) => [name, { Type: "ExtGState", ca }]));
+  const resourcesRef = objects.add({ Font: fontDict, XObject: xObjects, ExtGState: extGState, ProcSet: xObjects ? ["PDF", "Text", "ImageB", "ImageC"] : ["PDF", "Text"] });
 
   const idHash = createHash("md5");
   const pageRefs: Ref[] = [];

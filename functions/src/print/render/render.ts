@@ -16,7 +16,7 @@ import { Pages } from "./draw";
 import { DocumentFonts } from "./fontUse";
 import { layoutDocument } from "./blocks";
 import { Layout } from "./layout";
-import { filler, footers, lineFiller, runningHeader, templateHeaders, watermarks } from "./furniture";
+import { filler, footers, lineFiller, runningHeader, templateHeaders, WATERMARK_STATES, watermarks } from "./furniture";
 import { displayText, documentModel } from "./model";
 import { codeOnPages, sizedCode, styleWithCode } from "./pageCode";
 import { PAPER_SIZES } from "./paper";
@@ -91,12 +91,13 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   layoutDocument(layout, model, logo, code?.position === "title-right" ? { code, figure: codeFigure } : undefined);
   // Headers, footers and the watermark, now that the page count is known.
   if (code && code.position !== "title-right") codeOnPages(layout, code, headerCode ?? codeFigure());
+  let watermarked = false;
   if (template && fill) {
     const line = lineFiller(fill);
     if (template.header) templateHeaders(layout, template.header, line);
     const footer = template.footer;
     footers(layout, footer ? { line: footer, fill: line } : fmt.words.footer(instanceId, generated), footerText);
-    if (template.watermark && holds(template.watermark.when, model.field)) watermarks(layout, template.watermark.text);
+    if (template.watermark && holds(template.watermark.when, model.field)) watermarked = watermarks(layout, template.watermark.text);
   } else footers(layout, fmt.words.footer(instanceId, generated), footerText);
   docText.release();
 
@@ -117,10 +118,13 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     pages.pages.map((_, i) => pages.streamOf(i)),
     fonts.all,
     { title, subject: `${objectTypeName} \u2014 ${targetName}`, keywords: [instanceId], date: generatedAt, language: docText.settings.language },
-    pages.images,
-    pages.structure.tagged ? pages.structure : undefined,
-    options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined,
-    slots,
+    {
+      images: pages.images,
+      structure: pages.structure.tagged ? pages.structure : undefined,
+      outputIntent: options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined,
+      signature: slots || undefined,
+      graphicsStates: watermarked ? WATERMARK_STATES : undefined,
+    },
   );
   if (slots) await fillSignature(bytes, slots, (digest) => cms!.signedData(digest, signature!.signer));
   return { bytes, pageCount: pages.pages.length, missingCharacters: docText.missing, bidiControlsRemoved: docText.bidiControls, warnings: [...warnings] };
