@@ -15,7 +15,7 @@ import { currentRequestId } from "./http/requestContext";
 /** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
 export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
 
-export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created", "print_job.cancelled", "print_job.finished", "print_template.saved", "print_template.deleted"] as const;
+export const AUDIT_ACTIONS = ["user.deleted", "user.restored", "authOwnership.claimed", "authOwnership.released", "pdf.printed", "pdf.mailed", "pdf.previewed", "printSettings.updated", "printSettings.logoUploaded", "print_job.created", "print_job.cancelled", "print_job.finished", "print_template.saved", "print_template.deleted"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditInput {
@@ -47,9 +47,8 @@ function event(access: AuditScope, caller: AuditActor, input: AuditInput) {
   };
 }
 
-/** The event's document in the trail of the target and of each target above it, under one new id. */
-function eventRefs(access: AuditScope) {
-  const id = db().collection("auditEvents").doc().id;
+/** The event's document in the trail of the target and of each target above it, under one id (a new one unless given). */
+function eventRefs(access: AuditScope, id = db().collection("auditEvents").doc().id) {
   return access.chain.map((node) => db().doc(`${node.path}/auditEvents/${id}`));
 }
 
@@ -59,10 +58,16 @@ export function auditInTransaction(tx: Transaction, access: AuditScope, caller: 
   for (const ref of eventRefs(access)) tx.create(ref, data);
 }
 
-/** Records the event of a PDF that left the service (one batch, after the fact). */
-export async function audit(access: AuditScope, caller: AuditActor, input: AuditInput): Promise<void> {
+/**
+ * Records the event of a PDF that left the service (one batch, after the fact). With `id`, the
+ * event replaces the one of that id: repeated acts recorded once (a preview's, per user, instance and hour).
+ */
+export async function audit(access: AuditScope, caller: AuditActor, input: AuditInput, id?: string): Promise<void> {
   const data = event(access, caller, input);
   const batch = db().batch();
-  for (const ref of eventRefs(access)) batch.create(ref, data);
+  for (const ref of eventRefs(access, id)) {
+    if (id) batch.set(ref, data);
+    else batch.create(ref, data);
+  }
   await firestoreCall(() => batch.commit());
 }

@@ -80,6 +80,10 @@ describe("lines and conditions", () => {
     expect(holds({ field: "Standards", equals: "PED" }, model.field)).toBe(true);
     expect(holds({ field: "Remarks", isEmpty: true }, model.field)).toBe(true);
     expect(holds({ field: "Model", isEmpty: true }, model.field)).toBe(false);
+    // Empty as the page shows it, as hideEmptyFields has it: a list of blanks, a table without rows.
+    const blanks = documentModel({ ...inspection, sections: [{ title: "S", fields: [{ label: "Choices", type: "multichoice", value: [""] }, { label: "Grid", type: "table", value: { columns: ["a"], rows: [] } }] }] }, "Acme", fmt, images);
+    expect(holds({ field: "Choices", isEmpty: true }, blanks.field)).toBe(true);
+    expect(holds({ field: "Grid", isEmpty: true }, blanks.field)).toBe(true);
     // A field the instance lacks is empty, equal to nothing and unequal to nothing.
     expect(holds({ field: "Missing", isEmpty: true }, model.field)).toBe(true);
     expect(holds({ field: "Missing", equals: "x" }, model.field)).toBe(false);

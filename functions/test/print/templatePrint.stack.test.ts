@@ -139,6 +139,17 @@ describe("print templates in print, send-pdf, print jobs and the preview", () =>
     expect(lines).toContain("Cost code");
     const [after] = await bucket().getFiles({ prefix: `generated-pdfs/tenants/${TENANT}/` });
     expect(after.map((f) => f.name).sort()).toEqual(before.map((f) => f.name).sort());
+
+    // On the trail as a PDF that left the service, once per user, instance and hour: a second preview replaces the event.
+    const previewed = async () => (await call(apiUrl(`${TARGET}/audit-events?action=pdf.previewed&subject=pump`), { auth: { bearer: admin } })).json.data as { actor: { uid: string }; details: { template: string } }[];
+    const first = await previewed();
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ actor: { uid: `${TENANT}-reader` }, details: { template: "unsaved", pageCount: 1 } });
+    expect((await preview({ templateId: "letter" })).status).toBe(200);
+    const second = await previewed();
+    // (Two only when the hour turned between the two previews.)
+    expect(second.length).toBeLessThanOrEqual(2);
+    expect(second[0].details.template).toBe("letter");
   });
 
   it("previews a saved template by id, or the type's; refuses a bad template with its paths, and both template and templateId", async () => {

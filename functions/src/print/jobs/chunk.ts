@@ -10,6 +10,7 @@ import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
 import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
+import type { DocumentSnapshot } from "firebase-admin/firestore";
 import type { DocumentTemplate } from "../render/template";
 import { templateFor } from "../templates/store";
 import { pictureObjects } from "../pictures";
@@ -110,22 +111,25 @@ export async function finishChunk(ref: FirebaseFirestore.DocumentReference, resu
 }
 
 /**
- * The template of each instance of a chunk, found once per object type (the one the job names, else
- * the type's nearest on the job's chain): a chunk prints its instances with one version of each. A
- * named template deleted since the job started fails the chunk's documents (404), each with the reason.
+ * The template of each object type among a chunk's instances, found before any is printed (the one
+ * the job names, else the type's nearest on the job's chain): a chunk prints its instances with one
+ * version of each. A platform failure fails the chunk (the queue retries it); a named template
+ * deleted since the job started is each document's failure (404), with the reason.
  */
-function chunkTemplates(job: JobDocument): (objectTypeName: unknown) => Promise<DocumentTemplate | undefined> {
+async function chunkTemplates(job: JobDocument, instances: readonly DocumentSnapshot[]): Promise<(objectTypeName: unknown) => DocumentTemplate | HttpError | undefined> {
   const chain = job.auditChain.map((path) => ({ path, data: {} }));
-  const found = new Map<string, Promise<DocumentTemplate | undefined>>();
-  return (objectTypeName) => {
-    const key = job.templateId === undefined ? String(objectTypeName) : "";
-    let template = found.get(key);
-    if (!template) {
-      template = templateFor(chain, objectTypeName, job.templateId).then((t) => t?.template);
-      found.set(key, template);
+  if (job.templateId !== undefined) {
+    try {
+      const named = (await templateFor(chain, undefined, job.templateId))?.template;
+      return () => named;
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode === 404) return () => error;
+      throw error;
     }
-    return template;
-  };
+  }
+  const types = [...new Set(instances.filter((i) => i.exists).map((i) => i.get("objectTypeName") as unknown))];
+  const found = new Map(await Promise.all(types.map(async (type) => [type, (await templateFor(chain, type))?.template] as const)));
+  return (objectTypeName) => found.get(objectTypeName);
 }
 
 /** Prints the chunk's instances into `result` (so that a failure part way leaves what was done). */
@@ -135,7 +139,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const instances = await firestoreCall(() => db().getAll(...refs));
   // The logo once for the chunk (a failure to get it fails the chunk, retried as a whole), and one log line.
   const batch = renderBatch(job.settings);
-  const templateOf = chunkTemplates(job);
+  const templateOf = await chunkTemplates(job, instances);
   const run = randomBytes(4).toString("hex");
   let pack: Buffer[] = [];
   let packBytes = 0;
@@ -163,7 +167,8 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
     try {
       const stored = instance.data()!;
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
-      const template = await templateOf(stored.objectTypeName);
+      const template = templateOf(stored.objectTypeName);
+      if (template instanceof HttpError) throw template;
       const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, { batch, template });
       result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: name, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));

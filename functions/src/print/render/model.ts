@@ -96,6 +96,9 @@ interface StoredSection {
 
 const labelOf = (field: unknown, fmt: Formatter): string => displayText(read(field, "label"), EMPTY_MARKER, fmt);
 
+/** A field without a value (missing, "", a list of blanks, a table without rows): printed as the empty marker. */
+const isEmptyBlock = (b: Block): boolean => b.kind === "row" && b.value === undefined;
+
 /** A block for a field a template lists: its label as the template prints it, half when asked (label/value rows only). */
 function listed(rawField: unknown, spec: TemplateField | undefined, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): Block {
   const b = block(rawField, fmt, pictures);
@@ -113,7 +116,7 @@ function templatedSections(stored: StoredSection[], template: DocumentTemplate, 
   const showOthers = template.others !== "hide";
   const out: Section[] = [];
   const emit = (title: string, blocks: Block[], storedEmpty: boolean, photosPerRow: number): void => {
-    const kept = template.hideEmptyFields ? blocks.filter((b) => !(b.kind === "row" && b.value === undefined)) : blocks;
+    const kept = template.hideEmptyFields ? blocks.filter((b) => !isEmptyBlock(b)) : blocks;
     // A section whose fields the template left out goes with them; one stored without fields shows so, as by default.
     if (kept.length > 0) out.push({ title, blocks: kept, photosPerRow });
     else if (storedEmpty && !template.hideEmptyFields) out.push({ title, blocks: [{ kind: "row", label: fmt.words.noFields, value: undefined }], photosPerRow });
@@ -137,8 +140,16 @@ function templatedSections(stored: StoredSection[], template: DocumentTemplate, 
     else {
       blocks = [];
       const usedFields = new Set<number>();
+      // Each label's fields in stored order, taken in turn: a lookup per listed field, not a scan of the section.
+      const positions = new Map<string, number[]>();
+      section.fields.forEach((f, i) => {
+        const label = labelOf(f, fmt);
+        const at = positions.get(label);
+        if (at) at.push(i);
+        else positions.set(label, [i]);
+      });
       for (const fieldSpec of spec.fields) {
-        const at = section.fields.findIndex((f, i) => !usedFields.has(i) && labelOf(f, fmt) === fieldSpec.label);
+        const at = positions.get(fieldSpec.label)?.shift() ?? -1;
         if (at < 0) {
           model.warnings.push(`field '${fieldSpec.label}' is not in section '${spec.title}'`);
           continue;
@@ -160,9 +171,22 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
     title: displayText(read(section, "title"), fmt.words.section(index + 1), fmt),
     fields: asArray(read(section, "fields")),
   }));
+  // The first field of each label and its block, found once (a template's conditions and placeholders ask for them by the thousand).
+  let firstFields: Map<string, unknown> | undefined;
   const firstField = (label: string): unknown => {
-    for (const s of stored) for (const f of s.fields) if (labelOf(f, fmt) === label) return f;
-    return undefined;
+    if (!firstFields) {
+      firstFields = new Map();
+      for (const s of stored) for (const f of s.fields) if (!firstFields.has(labelOf(f, fmt))) firstFields.set(labelOf(f, fmt), f);
+    }
+    return firstFields.get(label);
+  };
+  const blocks = new Map<string, Block | undefined>();
+  const firstBlock = (label: string): Block | undefined => {
+    if (!blocks.has(label)) {
+      const f = firstField(label);
+      blocks.set(label, f === undefined ? undefined : block(f, fmt, pictures));
+    }
+    return blocks.get(label);
   };
   const model: DocumentModel = {
     title: displayText(read(instance, "title"), fmt.words.untitled, fmt),
@@ -171,12 +195,12 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
     sections: [],
     field: (label) => {
       const f = firstField(label);
-      return f === undefined ? undefined : { value: read(f, "value") };
+      // Empty as the document shows it (a list of blanks, a table without rows): what hideEmptyFields leaves out.
+      return f === undefined ? undefined : { value: read(f, "value"), empty: isEmptyBlock(firstBlock(label)!) };
     },
     fieldText: (label) => {
-      const f = firstField(label);
-      if (f === undefined) return undefined;
-      const b = block(f, fmt, pictures);
+      const b = firstBlock(label);
+      if (b === undefined) return undefined;
       return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : "";
     },
     warnings: [],

@@ -17,7 +17,7 @@ const DEFAULT_HEIGHT_MM = { qr: 20, datamatrix: 20, code128: 12 } as const;
 const BAR_MODULE_MM = 0.33;
 const BAR_MODULE_MIN_MM = 0.19;
 const BAR_MAX_WIDTH_MM = 70;
-/** Between the code's quiet zone and the content or furniture beside it, and the symbol's distance from the paper's edge. */
+/** Between the code's quiet zone and the content or furniture beside it, and the quiet zone's distance from the paper's edge. */
 const CODE_GAP = 8;
 const EDGE = 20;
 const INK = "0 0 0";
@@ -58,12 +58,12 @@ export function styleWithCode(style: DocumentStyle, code: PlacedCode): DocumentS
   const page = style.page;
   const beside = code.width + code.quiet + CODE_GAP;
   if (code.position === "header-right") {
-    const top = Math.min(page.firstTop, page.height - EDGE - code.height - code.quiet - CODE_GAP);
+    const top = Math.min(page.firstTop, page.height - EDGE - 2 * code.quiet - code.height - CODE_GAP);
     const continuationTop = Math.min(page.continuationTop, top);
     return { ...style, page: { ...page, firstTop: top, continuationTop, headerWidth: page.contentWidth - beside, freshCapacity: continuationTop - page.contentBottom } };
   }
   if (code.position === "footer-left") {
-    const contentBottom = Math.max(page.contentBottom, EDGE + code.height + code.quiet + CODE_GAP);
+    const contentBottom = Math.max(page.contentBottom, EDGE + 2 * code.quiet + code.height + CODE_GAP);
     return { ...style, page: { ...page, contentBottom, footerX: page.marginX + beside, footerWidth: page.contentWidth - beside, freshCapacity: page.continuationTop - contentBottom } };
   }
   return style;
@@ -79,7 +79,8 @@ export function drawCode(layout: Layout, code: PlacedCode, i: number, x: number,
 export function codeOnPages(layout: Layout, code: PlacedCode, figure: number): void {
   const { page } = layout.style;
   const x = code.position === "header-right" ? page.marginX + page.contentWidth - code.width : page.marginX;
-  const top = code.position === "header-right" ? page.height - EDGE : EDGE + code.height;
+  // The quiet zone inside the paper too: the symbol its width in from the edge's EDGE.
+  const top = code.position === "header-right" ? page.height - EDGE - code.quiet : EDGE + code.quiet + code.height;
   for (let i = 0; i < layout.draw.pages.length; i++) drawCode(layout, code, i, x, top, i === 0 ? figure : undefined);
 }
 

@@ -110,16 +110,8 @@ export function fillLine(line: string, values: Partial<Record<PlaceholderName, s
   });
 }
 
-/** What a condition sees of the instance: its first field of a label, or none. */
-export type FieldLookup = (label: string) => { value: unknown } | undefined;
-
-/** Missing, blank, an empty list, or a table without rows. */
-const isEmpty = (value: unknown): boolean =>
-  value === null ||
-  value === undefined ||
-  (typeof value === "string" && value.trim() === "") ||
-  (Array.isArray(value) && value.length === 0) ||
-  (typeof value === "object" && Array.isArray((value as { rows?: unknown }).rows) && (value as { rows: unknown[] }).rows.length === 0);
+/** What a condition sees of the instance: its first field of a label (its stored value, and whether the document shows it empty), or none. */
+export type FieldLookup = (label: string) => { value: unknown; empty: boolean } | undefined;
 
 /** Is the stored value `expected` (or, for a list, does it hold it)? */
 const matches = (value: unknown, expected: TemplateScalar): boolean => (Array.isArray(value) ? value.includes(expected) : value === expected);
@@ -129,7 +121,7 @@ export function holds(condition: TemplateCondition | undefined, lookup: FieldLoo
   if (!condition) return true;
   const field = lookup(condition.field);
   const value = field?.value;
-  if (condition.isEmpty !== undefined && isEmpty(value) !== condition.isEmpty) return false;
+  if (condition.isEmpty !== undefined && (field?.empty ?? true) !== condition.isEmpty) return false;
   if (condition.equals !== undefined && (!field || !matches(value, condition.equals))) return false;
   if (condition.notEquals !== undefined && (!field || matches(value, condition.notEquals))) return false;
   return true;

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import { audit } from "../../audit";
+import { HOUR_MS } from "../../config";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, previewOfInstance } from "../documents";
@@ -45,7 +48,8 @@ const previewBody = z
 
 /**
  * Issue 35: the instance rendered with a template, answered as the PDF's bytes: nothing stored,
- * nothing mailed, its own per-user quota. A template editor calls it as its author types.
+ * nothing mailed, its own per-user quota, on the audit trail once per user, instance and hour
+ * (`pdf.previewed`). A template editor calls it as its author types.
  */
 export const preview = defineRoute({
   method: "post",
@@ -67,10 +71,16 @@ export const preview = defineRoute({
     404: "No such object instance in this target, or templateId names no template on the target's chain.",
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
     429: "The user asked for too many previews this hour (PREVIEWS_PER_USER_PER_HOUR); Retry-After says for how long.",
+    503: "Firestore or Cloud Storage unavailable (the preview is on the audit trail before it is answered).",
   },
   async handle({ access, caller, body, docs: [instance] }) {
     const given = body.template && asDocumentTemplate(body.template);
-    const pdf = await previewOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, { given, templateId: body.templateId });
+    const settings = effectiveSettings(access.chain, body);
+    const pdf = await previewOfInstance(access, instance, settings, caller.uid, { given, templateId: body.templateId });
+    // A preview is a PDF that leaves the service too: on the trail, once per user, instance and hour (an editor asks for hundreds).
+    const hour = Math.floor(Date.now() / HOUR_MS);
+    const id = createHash("sha256").update(`pdf.previewed\u0000${caller.uid}\u0000${access.path}\u0000${instance.id}\u0000${hour}`).digest("hex").slice(0, 20);
+    await audit(access, caller, { action: "pdf.previewed", subject: instance.id, details: { template: body.template ? "unsaved" : (body.templateId ?? "the instance's type's"), pageCount: pdf.pageCount, ...settings } }, id);
     return {
       bytes: pdf.bytes,
       headers: { [WARNINGS_HEADER]: warningsHeader(pdf.warnings), "Cache-Control": "no-store", "Content-Disposition": "inline" },

@@ -91,8 +91,6 @@ export const createPrintJob = defineRoute({
     const settings = effectiveSettings(access.chain, overrides);
     // The request as sent (not the settings or the instances it resolved to: a replay after an administrator changed them is the same request).
     const requestHash = createHash("sha256").update(JSON.stringify([objectInstanceIds ?? { filter }, output, overrides, ...(templateId === undefined ? [] : [templateId])])).digest("hex");
-    // A template named must be on the target's chain now (404); the chunks find it again as they run.
-    if (templateId !== undefined) await templateFor(access.chain, undefined, templateId);
     const key = req.get("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
     // With a key, the job's id is made from it: the same key is the same job, whatever instance answers.
@@ -100,6 +98,8 @@ export const createPrintJob = defineRoute({
     const jobRef = db().doc(jobPath(access.path, jobId));
     // A replay answers its job as it is: neither bounded again nor its filter resolved again (the instances may have changed since).
     const replay = key !== undefined && (await firestoreCall(() => jobRef.get())).exists;
+    // A template named must be on the target's chain now (404; a replay answers its job whatever became of it); the chunks find it again as they run.
+    if (templateId !== undefined && !replay) await templateFor(access.chain, undefined, templateId);
     const ids = replay ? [] : (objectInstanceIds ?? (await instancesMatching(access.path, filter!)));
     await assertJobBounds(access.path, ids.length, !replay);
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
