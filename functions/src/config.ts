@@ -63,6 +63,16 @@ export const params = {
     description:
       "Resource name of the Cloud KMS key version (EC_SIGN_P256_SHA256) that signs PDFs: projects/P/locations/L/keyRings/R/cryptoKeys/K/cryptoKeyVersions/V. The runtime service account needs roles/cloudkms.signerVerifier on the key. Empty: targets with print setting sign on answer 503.",
   }),
+  /**
+   * The certificate chains the service signed with before a key rotation, PEM, every certificate one
+   * after another (POST verify trusts them beside SIGNING_CERTIFICATE_CHAIN). A param, not a secret:
+   * certificates are public, and a param may be empty (a secret must exist for a deploy).
+   */
+  signingPreviousChains: defineString("SIGNING_PREVIOUS_CHAINS", {
+    default: "",
+    description:
+      "Certificate chains of signing keys used before a rotation, PEM (certificates one after another, line breaks optional): PDFs they signed still verify as valid. Empty: only SIGNING_CERTIFICATE_CHAIN is trusted.",
+  }),
 };
 
 /** Largest JSON request body either function accepts. Every documented body is far smaller. */

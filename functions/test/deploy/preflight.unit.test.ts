@@ -90,11 +90,13 @@ describe("firebase-tools discovery of the built functions", () => {
 
   it("lists every param, the SendGrid and signing chain secrets on print only, and no default that only suits the demo project", () => {
     const params = Object.fromEntries(build.params.map((p) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "PREVIEWS_PER_USER_PER_HOUR", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "SIGNING_CERTIFICATE_CHAIN", "SIGNING_KMS_KEY", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
+    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "PREVIEWS_PER_USER_PER_HOUR", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "SIGNING_CERTIFICATE_CHAIN", "SIGNING_KMS_KEY", "SIGNING_PREVIOUS_CHAINS", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
     expect(params.SENDGRID_API_KEY.type).toBe("secret");
     expect(params.SIGNING_CERTIFICATE_CHAIN.type).toBe("secret");
     // Optional: a deployment that signs nothing needs no KMS key (a target with sign on then answers 503).
     expect(params.SIGNING_KMS_KEY.default).toBe("");
+    // Optional too: only a deployment that rotated its key lists the chains it had before.
+    expect(params.SIGNING_PREVIOUS_CHAINS.default).toBe("");
     expect(params.MAIL_FROM_NAME.default).toBe("Print service");
     // A real project gets the production quota unless it sets one; only the demo project lifts it.
     expect(params.RENDERS_PER_USER_PER_HOUR.default).toBe(120);

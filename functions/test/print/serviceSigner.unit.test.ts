@@ -11,7 +11,7 @@ import { ensureSigningIdentity, type SigningIdentity } from "../../stack/signing
 const work = mkdtempSync(join(tmpdir(), "service-signer-"));
 let identity: SigningIdentity;
 let other: SigningIdentity;
-const ENV_KEYS = ["FUNCTIONS_EMULATOR", "SIGNING_CERTIFICATE_CHAIN", "SIGNING_LOCAL_KEY", "SIGNING_KMS_KEY"] as const;
+const ENV_KEYS = ["FUNCTIONS_EMULATOR", "SIGNING_CERTIFICATE_CHAIN", "SIGNING_LOCAL_KEY", "SIGNING_KMS_KEY", "SIGNING_PREVIOUS_CHAINS"] as const;
 const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 
 beforeAll(() => {
@@ -86,5 +86,36 @@ describe("serviceSigner", () => {
     const error = await refusal(renderStoredInstance({ path: "tenants/t", name: "T" }, "i", stored, [], { ...DEFAULT_SETTINGS, sign: true }, { signer: failing }));
     expect(error.statusCode).toBe(503);
     expect(String(logged.mock.calls[0][0])).toMatch(/key version disabled/);
+  }, 60_000);
+
+  it("trusts the current chain and, after a rotation, the previous signing certificates (each followed by its issuers)", async () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const { renderInstancePdf } = await import("../../src/print/render/index.js");
+    const { localSigner } = await import("../../src/print/signing/signer.js");
+    const { verifyPdfSignature } = await import("../../src/print/signing/verify.js");
+    // The old signer, then a rotation under the same CA (ensureSigningIdentity renews the signer near its end).
+    const dir = join(work, "rotated");
+    const old = ensureSigningIdentity(dir, new Date());
+    const signedAt = new Date();
+    const instance = { title: "T", objectTypeName: "x", sections: [{ title: "S", fields: [{ label: "A", type: "text" as const, value: "b" }] }] };
+    const { bytes } = await renderInstancePdf(instance, { instanceId: "i", targetName: "T", generatedAt: signedAt, signature: { signer: localSigner(old.keyPem, old.chainPem), signedAt } });
+    const renewed = ensureSigningIdentity(dir, new Date(Date.now() + 340 * DAY));
+    expect(renewed.chainPem).not.toBe(old.chainPem);
+    const oldLeafPem = old.chainPem.slice(0, old.chainPem.indexOf("-----END CERTIFICATE-----") + 25);
+
+    const before = (await fresh({ FUNCTIONS_EMULATOR: "true", SIGNING_CERTIFICATE_CHAIN: renewed.chainPem })).module;
+    const current = await before.trustedChains();
+    expect(current).toHaveLength(1);
+    expect((await verifyPdfSignature(bytes, current)).valid).toBe(false);
+
+    // Listed as a previous chain, on one line (as a .env value may hold it), beside an unrelated one: valid again.
+    const after = (await fresh({ FUNCTIONS_EMULATOR: "true", SIGNING_CERTIFICATE_CHAIN: renewed.chainPem, SIGNING_PREVIOUS_CHAINS: `${other.chainPem}${oldLeafPem}`.replace(/\n/g, " ") })).module;
+    const chains = await after.trustedChains();
+    expect(chains.map((chain) => chain.length)).toEqual([2, 2, 2]);
+    expect((await verifyPdfSignature(bytes, chains)).valid).toBe(true);
+
+    // No current chain: nothing can be checked, a 503.
+    const none = await fresh({ FUNCTIONS_EMULATOR: "true" });
+    expect((await refusal(none.module.trustedChains())).statusCode).toBe(503);
   }, 60_000);
 });

@@ -16,6 +16,9 @@ import { ensureDebianPackage } from "../../stack/debianPackages";
 import { SIGNING_CA_NAME, SIGNING_FILES } from "../../stack/signingCa";
 import { apiUrl, firestore, freshUid } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
+import { renderInstancePdf } from "../../src/print/render";
+import { localSigner } from "../../src/print/signing/signer";
+import { ensureSigningIdentity } from "../../stack/signingCa";
 import { pdfInfo, qpdfCheck } from "./pdfChecks";
 
 const work = mkdtempSync(join(tmpdir(), "signed-pdfs-"));
@@ -31,6 +34,12 @@ function pdfsig(bytes: Uint8Array): string {
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const download = async (url: string) => new Uint8Array(await (await fetch(url, { signal: AbortSignal.timeout(20_000) })).arrayBuffer());
+/** POST verify with `bytes` as the body. */
+async function verify(bytes: Uint8Array | string, target = tenant.target, contentType = "application/pdf", token = reader) {
+  const res = await fetch(`${BASES.print.functionUrl}${target}/verify`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": contentType }, body: typeof bytes === "string" ? bytes : Buffer.from(bytes), signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) as { message: string; data: Record<string, any>; statusCode?: number } };
+}
 const sink = (path: string, options: Parameters<typeof call>[1] = {}) => call(`${URLS.mailSink}${path}`, options);
 
 /** A fresh tenant of the demo organization (its admin is ADMIN there), with one instance and a READ member. */
@@ -167,6 +176,100 @@ describe("a target with sign on", () => {
       expect(sha256(attached)).toBe(sha256(bytes));
       expect(pdfsig(attached)).toContain("Signature is Valid.");
     });
+  });
+});
+
+describe("POST /print/{target}/verify", () => {
+  let signedBytes: Uint8Array;
+  let signedPath: string;
+  let unsignedBytes: Uint8Array;
+  let other: { id: string; target: string };
+  let otherBytes: Uint8Array;
+  beforeAll(async () => {
+    // The tenant signs since the tests above; its PDF again (stored), and one unsigned of the demo's.
+    const printed = await print();
+    expect(printed.json.data.sign).toBe(true);
+    signedPath = printed.json.data.storagePath;
+    signedBytes = await download(printed.json.data.downloadUrl);
+    const demo = await call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "inspection-short" }, timeoutMs: 30_000 });
+    unsignedBytes = await download(demo.json.data.downloadUrl);
+    // Another tenant that signs: its PDF is the service's, but not this tenant's.
+    other = await freshTenant("signed-other");
+    expect((await settings({ sign: true }, other.target)).status).toBe(200);
+    const printedThere = await print(other.target);
+    expect(printedThere.status).toBe(201);
+    otherBytes = await download(printedThere.json.data.downloadUrl);
+  }, 60_000);
+
+  it("says a signed PDF of this target is valid, whole, by the stack's signer, and names what it printed", async () => {
+    const res = await verify(signedBytes);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      message: expect.stringContaining("valid"),
+      data: {
+        signed: true,
+        valid: true,
+        coversWholeDocument: true,
+        signedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/),
+        signer: { subject: "CN=print-admin local test signer, O=print-admin (local stack)", issuer: "CN=print-admin local test CA, O=print-admin (local stack)", serialNumber: expect.stringMatching(/^[0-9A-F]+$/) },
+        issuedHere: true,
+        objectInstanceId: "report",
+        storagePath: signedPath,
+      },
+    });
+  });
+
+  it("says a PDF with one signed byte changed is not valid, and not one it printed; so does pdfsig", async () => {
+    const text = Buffer.from(signedBytes).toString("latin1");
+    const [, holeStart] = /\/ByteRange \[ ?0 (\d+)/.exec(text)!.map(Number);
+    const tampered = new Uint8Array(signedBytes);
+    const at = Math.floor(holeStart / 2);
+    tampered[at] = tampered[at] === 0x41 ? 0x42 : 0x41;
+    const res = await verify(tampered);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ signed: true, valid: false, coversWholeDocument: true, issuedHere: false });
+    expect(res.json.data.storagePath).toBeUndefined();
+    expect(pdfsig(tampered)).not.toContain("Signature is Valid.");
+  });
+
+  it("says another tenant's signed PDF is valid (the service's key) but not issued here, and names nothing of it", async () => {
+    const res = await verify(otherBytes);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ signed: true, valid: true, coversWholeDocument: true, signedAt: expect.any(String), signer: expect.any(Object), issuedHere: false });
+    expect(res.text).not.toContain(other.id);
+    // Where it was printed, it is that tenant's.
+    const there = await verify(otherBytes, other.target);
+    expect(there.json.data).toMatchObject({ issuedHere: true, objectInstanceId: "report", storagePath: expect.stringContaining(`tenants/${other.id}/`) });
+  });
+
+  it("says a PDF signed by another key is signed but not valid, naming its signer", async () => {
+    const stranger = ensureSigningIdentity(join(work, "stranger"), new Date());
+    const now = new Date();
+    const { bytes } = await renderInstancePdf(
+      { title: "Forged", objectTypeName: "T", sections: [{ title: "S", fields: [{ label: "A", type: "text", value: "b" }] }] },
+      { instanceId: "forged", targetName: "Acme", generatedAt: now, signature: { signer: localSigner(stranger.keyPem, stranger.chainPem), signedAt: now } },
+    );
+    const res = await verify(bytes);
+    expect(res.json.data).toMatchObject({ signed: true, valid: false, coversWholeDocument: true, issuedHere: false, signer: { subject: expect.stringContaining("print-admin local test signer") } });
+  });
+
+  it("says an unsigned PDF is not signed", async () => {
+    const res = await verify(unsignedBytes);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ signed: false, valid: false, coversWholeDocument: false, signedAt: null, signer: null, issuedHere: false });
+  });
+
+  it("refuses what is not a PDF (400), a broken signature (400), a JSON or other body (415), no body (400), and callers without a print permission (401)", async () => {
+    expect((await verify("not a pdf at all")).status).toBe(400);
+    const broken = Buffer.from(signedBytes).toString("latin1").replace(/\/Contents <30/, "/Contents <31");
+    const brokenRes = await verify(new Uint8Array(Buffer.from(broken, "latin1")));
+    expect(brokenRes.status).toBe(400);
+    expect(brokenRes.json).toEqual({ statusCode: 400, error: "Bad Request", message: expect.stringContaining("signature") });
+    expect((await verify(JSON.stringify({ pdf: "x" }), tenant.target, "application/json")).status).toBe(415);
+    expect((await verify("%PDF-1.7", tenant.target, "text/plain")).status).toBe(415);
+    expect((await verify("", tenant.target)).status).toBe(400);
+    // ADMIN of another tenant only.
+    expect((await verify(signedBytes, tenant.target, "application/pdf", await idTokenFor("south-admin@acme.test"))).status).toBe(401);
   });
 });
 

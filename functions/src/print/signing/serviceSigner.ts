@@ -22,9 +22,9 @@ export class SigningFailed extends Error {
 }
 
 /** The 503 of a PDF that must be signed and cannot be: logged with its cause, which the caller is not told. */
-export function signingUnavailable(cause: unknown): HttpError {
+export function signingUnavailable(cause: unknown, message = "This target's PDFs are signed, and the service's signing key cannot be used now: no PDF was made. Try again later; if it persists, an administrator must check the signing configuration."): HttpError {
   logs.signingUnavailable(cause);
-  return new HttpError(503, "This target's PDFs are signed, and the service's signing key cannot be used now: no PDF was made. Try again later; if it persists, an administrator must check the signing configuration.");
+  return new HttpError(503, message);
 }
 
 /** A secret's value, "" when it is not set (firebase-functions warns and answers "" then). */
@@ -75,6 +75,43 @@ async function makeSigner(): Promise<PdfSigner> {
   };
 }
 
+/**
+ * The chains a signature is trusted with (POST verify): the current chain as configured, and one per
+ * signing certificate of SIGNING_PREVIOUS_CHAINS, each followed by its issuers among every configured
+ * certificate (so a previous signing certificate under the same CA needs only itself listed).
+ * Made once per instance; throws the 503 of signingUnavailable when the current chain cannot be read.
+ */
+export async function trustedChains(): Promise<Uint8Array[][]> {
+  chains ??= (async () => {
+    const { certificatesOfPem, SignerConfigurationError } = await import("./signer.js");
+    const chainPem = signingChainPem();
+    if (!chainPem.trim()) throw new SignerConfigurationError("SIGNING_CERTIFICATE_CHAIN is not set");
+    const current = certificatesOfPem(chainPem);
+    const previousPem = params.signingPreviousChains.value();
+    const previous = previousPem.trim() ? certificatesOfPem(previousPem) : [];
+    const pool = [...current, ...previous].map((der) => new X509Certificate(der));
+    const chainOf = (leaf: X509Certificate): Uint8Array[] => {
+      const chain = [leaf];
+      for (;;) {
+        const last = chain[chain.length - 1];
+        if (chain.length >= 10 || last.checkIssued(last)) break;
+        const issuer = pool.find((cert) => cert.ca && !chain.includes(cert) && last.checkIssued(cert) && last.verify(cert.publicKey));
+        if (!issuer) break;
+        chain.push(issuer);
+      }
+      return chain.map((cert) => new Uint8Array(cert.raw));
+    };
+    return [current, ...pool.slice(current.length).filter((cert) => !cert.ca).map(chainOf)];
+  })();
+  try {
+    return await chains;
+  } catch (error) {
+    chains = undefined;
+    throw signingUnavailable(error, "The service's signing certificate chain cannot be read now: no signature can be checked. Try again later; if it persists, an administrator must check the signing configuration.");
+  }
+}
+
+let chains: Promise<Uint8Array[][]> | undefined;
 let made: Promise<PdfSigner> | undefined;
 
 /**
