@@ -28,7 +28,7 @@ export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: 
  * Print jobs' work (issue 34): each task prints one chunk of a job, or finishes the job. Only Cloud
  * Tasks invokes it (private); the queue's retries and rates are PRINT_JOB_QUEUE's.
  */
-export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTIONS.printJobTask, ...PRINT_JOB_QUEUE }, async (req) => {
+export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTIONS.printJobTask, ...PRINT_JOB_QUEUE, secrets: [signingCertificateChain] }, async (req) => {
   const { handleJobTask } = await import("./print/jobs/task.js");
   await handleJobTask(req.data, req.retryCount >= PRINT_JOB_QUEUE.retryConfig.maxAttempts - 1);
 });

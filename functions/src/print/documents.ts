@@ -323,12 +323,21 @@ export interface PrintedPdfRecord {
 export const printedPdfPath = (targetPath: string, sha256: string) => `${targetPath}/printedPdfs/${sha256}`;
 
 /** Records a signed PDF the target printed, by its bytes' SHA-256 (one write; 503 when Firestore fails). */
-export async function recordPrintedPdf(targetPath: string, bytes: Uint8Array, what: { storagePath: string; objectInstanceId: string }): Promise<void> {
+export const recordPrintedPdf = (targetPath: string, bytes: Uint8Array, what: { storagePath: string; objectInstanceId: string }): Promise<void> =>
+  recordPrintedPdfs(targetPath, [{ bytes, ...what }]);
+
+/** Records signed PDFs the target printed (a print job's pack: one batch of at most a chunk's 50 writes; 503 when Firestore fails). */
+export async function recordPrintedPdfs(targetPath: string, pdfs: readonly { bytes: Uint8Array; storagePath: string; objectInstanceId: string }[]): Promise<void> {
+  if (pdfs.length === 0) return;
   const { Timestamp } = firestoreSdk();
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
   const now = Date.now();
-  const record: PrintedPdfRecord = { ...what, printedAt: Timestamp.fromMillis(now), expireAt: Timestamp.fromMillis(now + PRINTED_PDF_RETENTION_MS) };
-  await firestoreCall(() => db().doc(printedPdfPath(targetPath, sha256)).set(record));
+  const batch = db().batch();
+  for (const { bytes, storagePath, objectInstanceId } of pdfs) {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const record: PrintedPdfRecord = { storagePath, objectInstanceId, printedAt: Timestamp.fromMillis(now), expireAt: Timestamp.fromMillis(now + PRINTED_PDF_RETENTION_MS) };
+    batch.set(db().doc(printedPdfPath(targetPath, sha256)), record);
+  }
+  await firestoreCall(() => batch.commit());
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import { spawnSync, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -271,6 +271,45 @@ describe("POST /print/{target}/verify", () => {
     // ADMIN of another tenant only.
     expect((await verify(signedBytes, tenant.target, "application/pdf", await idTokenFor("south-admin@acme.test"))).status).toBe(401);
   });
+});
+
+describe("print jobs of a target with sign on", () => {
+  /** Creates a job of the tenant's instance and waits for its end (the stack's Cloud Tasks emulator runs it in seconds). */
+  async function job(output: "zip" | "merged") {
+    const res = await call(`${BASES.print.functionUrl}${tenant.target}/print-jobs`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["report"], output } });
+    expect(res.status, res.text).toBe(202);
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const status = await call(`${BASES.print.functionUrl}${tenant.target}/print-jobs/${res.json.data.jobId}`, { auth: { bearer: reader } });
+      if (status.json.data.finishedAt !== null) return status.json.data;
+      if (Date.now() > deadline) throw new Error(`job still ${status.json.data.status}: ${status.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+
+  it("sign each PDF of a ZIP as print does, and record it: verify says valid and names the job's archive", async () => {
+    const done = await job("zip");
+    expect(done.status).toBe("succeeded");
+    const dir = join(work, `zip-${done.jobId}`);
+    execFileSync("mkdir", ["-p", dir]);
+    writeFileSync(join(dir, "out.zip"), await download(done.result.downloadUrl));
+    execFileSync("unzip", ["-q", "out.zip", "-d", "x"], { cwd: dir });
+    const pdfName = readdirSync(join(dir, "x")).find((name) => name.endsWith(".pdf"))!;
+    const pdf = new Uint8Array(readFileSync(join(dir, "x", pdfName)));
+    const report = pdfsig(pdf);
+    expect(report).toContain("Signature is Valid.");
+    expect(report).toContain("Total document signed");
+    expect(report).toContain("Certificate is Trusted.");
+    const res = await verify(pdf);
+    expect(res.json.data).toMatchObject({ signed: true, valid: true, issuedHere: true, objectInstanceId: "report", storagePath: `generated-pdfs/tenants/${tenant.id}/jobs/${done.jobId}/${done.jobId}.zip` });
+  }, 120_000);
+
+  it("merge unsigned documents into an unsigned PDF (the merge takes no signed part)", async () => {
+    const done = await job("merged");
+    expect(done.status).toBe("succeeded");
+    const merged = await download(done.result.downloadUrl);
+    expect(pdfsig(merged)).toContain("does not contain any signatures");
+  }, 120_000);
 });
 
 describe("the demo's targets", () => {
