@@ -53,6 +53,26 @@ export const params = {
     default: 20,
     description: "Logo uploads (PUT print-settings/logo) one target accepts per day, failed ones included; beyond it the route answers 429.",
   }),
+  /**
+   * The Cloud KMS key version that signs PDFs of targets whose print setting `sign` is on (issue 36);
+   * its certificate chain is the secret SIGNING_CERTIFICATE_CHAIN. Unused under the emulator, which
+   * signs with the local stack's throwaway key (stack/signingCa.ts).
+   */
+  signingKmsKey: defineString("SIGNING_KMS_KEY", {
+    default: "",
+    description:
+      "Resource name of the Cloud KMS key version (EC_SIGN_P256_SHA256) that signs PDFs: projects/P/locations/L/keyRings/R/cryptoKeys/K/cryptoKeyVersions/V. The runtime service account needs roles/cloudkms.signerVerifier on the key. Empty: targets with print setting sign on answer 503.",
+  }),
+  /**
+   * The certificate chains the service signed with before a key rotation, PEM, every certificate one
+   * after another (POST verify trusts them beside SIGNING_CERTIFICATE_CHAIN). A param, not a secret:
+   * certificates are public, and a param may be empty (a secret must exist for a deploy).
+   */
+  signingPreviousChains: defineString("SIGNING_PREVIOUS_CHAINS", {
+    default: "",
+    description:
+      "Certificate chains of signing keys used before a rotation, PEM (certificates one after another, line breaks optional): PDFs they signed still verify as valid. Empty: only SIGNING_CERTIFICATE_CHAIN is trusted.",
+  }),
 };
 
 /** Largest JSON request body either function accepts. Every documented body is far smaller. */
@@ -111,6 +131,22 @@ export function identityToolkitUrl(): string {
 
 /** SendGrid API key (Secret Manager in production; functions/.secret.local under the emulator). */
 export const sendgridApiKey = defineSecret("SENDGRID_API_KEY");
+
+/**
+ * The certificate chain of the PDF signing key, PEM: the signing certificate first, then its issuers
+ * up to the root (Secret Manager in production; functions/.secret.local under the emulator, where the
+ * launcher writes the local stack's test chain). Not a secret as such (certificates are public), but
+ * kept with the key's other configuration and replaced as one value at a rotation.
+ */
+export const signingCertificateChain = defineSecret("SIGNING_CERTIFICATE_CHAIN");
+
+/**
+ * Emulator only: the environment variable with the local stack's throwaway signing key (PKCS#8 PEM),
+ * which the launcher writes into functions/.secret.local beside SIGNING_CERTIFICATE_CHAIN (the
+ * functions emulator hands every entry of that file to the functions as environment variables). Not a
+ * declared secret: production has no such key (it signs through Cloud KMS) and never reads this.
+ */
+export const LOCAL_SIGNING_KEY_ENV = "SIGNING_LOCAL_KEY";
 
 /** Where @sendgrid/mail sends: the stack's mail sink under the emulator, SendGrid otherwise. */
 export function sendgridBaseUrl(): string | undefined {

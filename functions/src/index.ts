@@ -2,7 +2,7 @@ import type { Express } from "express";
 import { onRequest } from "firebase-functions/v2/https";
 import { onSchedule } from "firebase-functions/v2/scheduler";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
-import { PRINT_JOB_QUEUE, REGION, RUNTIME_OPTIONS, sendgridApiKey } from "./config";
+import { PRINT_JOB_QUEUE, REGION, RUNTIME_OPTIONS, sendgridApiKey, signingCertificateChain } from "./config";
 
 // Each function imports its own app on its first request, so an instance of `print` never loads
 // the api routes and their dependencies, and the other way round (cold start; README).
@@ -19,7 +19,7 @@ export const api = onRequest({ ...options, ...RUNTIME_OPTIONS.api }, async (req,
   (await apiApp)(req, res);
 });
 
-export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: [sendgridApiKey] }, async (req, res) => {
+export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: [sendgridApiKey, signingCertificateChain] }, async (req, res) => {
   printApp ??= import("./print/app.js").then((m) => m.createPrintApp());
   (await printApp)(req, res);
 });
@@ -28,7 +28,7 @@ export const print = onRequest({ ...options, ...RUNTIME_OPTIONS.print, secrets: 
  * Print jobs' work (issue 34): each task prints one chunk of a job, or finishes the job. Only Cloud
  * Tasks invokes it (private); the queue's retries and rates are PRINT_JOB_QUEUE's.
  */
-export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTIONS.printJobTask, ...PRINT_JOB_QUEUE }, async (req) => {
+export const printJobTask = onTaskDispatched({ region: REGION, ...RUNTIME_OPTIONS.printJobTask, ...PRINT_JOB_QUEUE, secrets: [signingCertificateChain] }, async (req) => {
   const { handleJobTask } = await import("./print/jobs/task.js");
   await handleJobTask(req.data, req.retryCount >= PRINT_JOB_QUEUE.retryConfig.maxAttempts - 1);
 });

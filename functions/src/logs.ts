@@ -48,6 +48,15 @@ export function pdfRendered(pdf: RenderedPdfs, job?: { jobId: string; chunk: num
   }
 }
 
+/**
+ * A PDF of a target whose print setting `sign` is on could not be signed: the signing key or its
+ * chain is missing or unusable, or the key failed (answered 503; no PDF made).
+ */
+export function signingUnavailable(cause: unknown): void {
+  const err = asError(cause);
+  logger.error(`PDF signing is unavailable: ${err.message}`, withRequest({ errorName: err.name }));
+}
+
 /** A replaced logo could not be removed from Storage (it stays; the next change does not retry it). */
 export function logoNotRemoved(path: string, error: unknown): void {
   logger.warn(`A replaced logo could not be removed: ${asError(error).message}`, withRequest({ path }));

@@ -71,6 +71,8 @@ export const EMULATOR_ENV = {
 
 /** firebase-tools settings for this machine (DESIGN.md): no metadata probe, no update check. */
 export const CACHE_DIR = join(ROOT_DIR, ".cache");
+/** The local stack's throwaway signing identity (stack/signingCa.ts): its test CA is ca.pem (and ca.cer) here. */
+export const SIGNING_DIR = join(CACHE_DIR, "signing");
 /** Suffix of this stack's own files under .cache/ (logs, temporary files), so two stacks never share them. */
 export const STACK_SUFFIX = PORT_OFFSET === 0 ? "" : `-${PORT_OFFSET}`;
 export const FIREBASE_TOOLS_ENV = {

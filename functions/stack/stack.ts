@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import {
@@ -8,6 +8,7 @@ import {
   HOST,
   PORTS,
   PROJECT_ID,
+  SIGNING_DIR,
   URLS,
   chooseEmulatorSource,
   type EmulatorSource,
@@ -16,7 +17,9 @@ import {
 import { FaultControl } from "./faults";
 import { FIREBASE_LOG, startFirebaseEmulators } from "./firebaseEmulators";
 import { startFirestoreFallback, type FirestoreFallback } from "./firestoreFallback";
+import { LOCAL_SIGNING_KEY_ENV } from "../src/config";
 import { MailSink } from "./mailSink";
+import { ensureSigningIdentity } from "./signingCa";
 import { startStorageFallback, type StorageFallback } from "./storageFallback";
 
 /** A part of the stack failed to start; the message names the part and the cause. */
@@ -110,17 +113,31 @@ async function waitUntilReady(part: PartName, failed: Promise<never>): Promise<v
   }
 }
 
+/** A value as a line of functions/.secret.local: double-quoted, its line breaks as \n (firebase-tools' dotenv reads them back). */
+const secretLine = (key: string, value: string): string => `${key}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n")}"`;
+
 /**
  * The functions emulator reads secrets from functions/.secret.local and would otherwise ask Secret
- * Manager (unreachable here). The mail sink accepts any key, so a fixed fake one is written if the
- * developer has not put one there.
+ * Manager (unreachable here); it also hands every entry of the file to the functions as environment
+ * variables. Written here, before the functions emulator starts:
+ * - SENDGRID_API_KEY: a fixed fake key, if the developer has not put one there (the mail sink accepts any);
+ * - the signing identity (issue 36): the stack's throwaway test CA and signing key in .cache/signing
+ *   (made at first start, made again near its end), as SIGNING_CERTIFICATE_CHAIN (the production
+ *   secret's name: the functions read the chain the same way in both) and SIGNING_LOCAL_KEY (read under
+ *   the emulator only). Both lines are the launcher's: replaced at every start, so a renewed
+ *   certificate reaches the functions.
  */
 function ensureLocalSecrets(): void {
   const file = join(FUNCTIONS_DIR, ".secret.local");
+  const identity = ensureSigningIdentity(SIGNING_DIR, new Date());
+  const managed = ["SIGNING_CERTIFICATE_CHAIN", LOCAL_SIGNING_KEY_ENV];
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";
-  if (!/^SENDGRID_API_KEY=/m.test(current)) {
-    appendFileSync(file, `${current && !current.endsWith("\n") ? "\n" : ""}SENDGRID_API_KEY=SG.local-emulator-key\n`);
-  }
+  const lines = current.split("\n").filter((line) => line !== "" && !managed.some((key) => line.startsWith(`${key}=`)));
+  if (!lines.some((line) => line.startsWith("SENDGRID_API_KEY="))) lines.push("SENDGRID_API_KEY=SG.local-emulator-key");
+  lines.push(secretLine("SIGNING_CERTIFICATE_CHAIN", identity.chainPem), secretLine(LOCAL_SIGNING_KEY_ENV, identity.keyPem));
+  const text = `${lines.join("\n")}\n`;
+  if (text !== current) writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600); // it holds a private key, if a throwaway one
 }
 
 /**

@@ -4,7 +4,8 @@
 // downloaded; a print job's progress is followed to its archive; a print template is edited with its
 // page re-rendered as one types (web/templateEditor.ts). Locally (a build for the stack: LOCAL), the
 // auth emulator signs in, the demo targets are offered and the mail sink's captured messages are
-// listed; a production build has none of it.
+// listed; a production build has none of it. A panel verifies a PDF (POST verify): one picked, dropped,
+// or the one previewed last.
 
 import { initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, onAuthStateChanged, signInWithEmailAndPassword, signOut, type User } from "firebase/auth";
@@ -154,6 +155,8 @@ function renderForm(route: Route): void {
 let user: User | undefined;
 let routes: Route[] = [];
 let lastPdf: string | undefined;
+/** The bytes of the PDF previewed last (the verify panel checks them on request). */
+let lastPdfBytes: Uint8Array<ArrayBuffer> | undefined;
 
 /** The target path chosen, without a trailing slash. */
 const currentTarget = () => ($<HTMLInputElement>("target").value.trim() || "/").replace(/\/+$/, "");
@@ -254,11 +257,84 @@ async function preview(url: string): Promise<void> {
   canvas.height = viewport.height;
   await page.render({ canvas, canvasContext: canvas.getContext("2d")!, viewport }).promise;
   canvas.dataset.pages = String(pdf.numPages);
+  lastPdfBytes = bytes;
+  $("verify-last").hidden = false;
   if (lastPdf) URL.revokeObjectURL(lastPdf);
   lastPdf = URL.createObjectURL(new Blob([bytes], { type: "application/pdf" }));
   const link = $<HTMLAnchorElement>("download");
   link.href = lastPdf;
   link.hidden = false;
+}
+
+interface Verification {
+  signed: boolean;
+  valid: boolean;
+  coversWholeDocument: boolean;
+  signedAt: string | null;
+  signer: { subject: string; issuer: string; serialNumber: string } | null;
+  issuedHere: boolean;
+  objectInstanceId?: string;
+  storagePath?: string;
+}
+
+/** POST verify with a PDF's bytes (the target of 2.), and its answer as a verdict and a list. */
+async function verifyPdf(file: Blob): Promise<void> {
+  const status = $("verify-status");
+  const result = $("verify-result");
+  const url = `/print${currentTarget()}/verify`;
+  status.textContent = `Checking (POST ${url}) ...`;
+  delete status.dataset.verdict;
+  result.hidden = true;
+  const res = await fetch(url, { method: "POST", headers: { ...(await authorization()), "content-type": "application/pdf" }, body: file });
+  const answer = (await res.json().catch(() => ({}))) as { message?: string; data?: Verification };
+  const data = answer.data;
+  if (!res.ok || !data) {
+    status.textContent = `${res.status} ${res.statusText}: ${answer.message ?? "no answer"}`;
+    status.dataset.verdict = "error";
+    return;
+  }
+  status.textContent = answer.message ?? "";
+  status.dataset.verdict = !data.signed ? "unsigned" : data.valid ? "valid" : "invalid";
+  const yesNo = (value: boolean) => (value ? "yes" : "no");
+  const rows: [string, string][] = [
+    ["Signed", yesNo(data.signed)],
+    ["Valid", yesNo(data.valid)],
+    ["Covers the whole file", yesNo(data.coversWholeDocument)],
+    ["Signed at", data.signedAt ?? "-"],
+    ["Signer", data.signer ? `${data.signer.subject} (serial ${data.signer.serialNumber})` : "-"],
+    ["Issuer", data.signer?.issuer ?? "-"],
+    ["Printed by this target", yesNo(data.issuedHere)],
+    ...(data.issuedHere ? ([["Object instance", data.objectInstanceId ?? "-"], ["Stored as", data.storagePath ?? "-"]] as [string, string][]) : []),
+  ];
+  result.replaceChildren(...rows.flatMap(([term, value]) => [Object.assign(document.createElement("dt"), { textContent: term }), Object.assign(document.createElement("dd"), { textContent: value })]));
+  result.hidden = false;
+}
+
+/** The verify panel: a file picked or dropped, or the PDF previewed last. */
+function startVerifyPanel(): void {
+  const failed = (error: Error) => {
+    $("verify-status").textContent = `Request failed: ${error.message}`;
+    $("verify-status").dataset.verdict = "error";
+  };
+  const input = $<HTMLInputElement>("verify-file");
+  input.addEventListener("change", () => {
+    if (input.files?.[0]) verifyPdf(input.files[0]).catch(failed);
+  });
+  $("verify-last").addEventListener("click", () => {
+    if (lastPdfBytes) verifyPdf(new Blob([lastPdfBytes], { type: "application/pdf" })).catch(failed);
+  });
+  const drop = $("verify-drop");
+  drop.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    drop.classList.add("over");
+  });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    drop.classList.remove("over");
+    const file = event.dataTransfer?.files[0];
+    if (file) verifyPdf(file).catch(failed);
+  });
 }
 
 /** The mail sink's captured messages, newest first, with their attachments (LOCAL only). */
@@ -293,6 +369,7 @@ async function main(): Promise<void> {
     $<HTMLInputElement>("editor-instance").value = "inspection-photos"; // the demo's instance with photos and the Report status its template's watermark looks at
   }
   startEditor({ target: currentTarget, signedIn: () => user !== undefined, authorization });
+  startVerifyPanel();
   onAuthStateChanged(auth, (signedIn) => {
     user = signedIn ?? undefined;
     $("who").textContent = user ? `Signed in as ${user.email}` : "Not signed in: requests go without credentials (401).";

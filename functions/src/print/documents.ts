@@ -3,9 +3,9 @@ import type { File } from "@google-cloud/storage";
 import { z } from "zod";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { HOUR_MS, STORAGE_DEADLINE_MS, isEmulator, params } from "../config";
-import { defaultBucket, firestoreSdk } from "../firebase";
+import { db, defaultBucket, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
-import { withDeadline } from "../http/deadline";
+import { firestoreCall, withDeadline } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
 import { countBackendCall } from "../http/requestContext";
 import { TtlCache } from "../http/ttlCache";
@@ -20,6 +20,8 @@ import type { DocumentTemplate } from "./render/template";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
+import { serviceSigner, SigningFailed, signingUnavailable } from "./signing/serviceSigner";
+import type { PdfSigner } from "./signing/signer";
 import { templateFor, type FoundTemplate } from "./templates/store";
 
 /** Where generated PDFs live in the default bucket (SPEC.md section 8). */
@@ -195,6 +197,8 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     return { file, title, storagePath, sizeBytes: Number(metadata.size), pageCount, cached: true, downloadToken, settings, template };
   }
 
+  // A signed PDF needs the service's signer: a key that cannot sign is a 503 before any work (never an unsigned PDF).
+  const signer = settings.sign ? await serviceSigner() : undefined;
   // A render: counted against the user before any work (settings in the body make every request a
   // new PDF, so renders are counted, not requests); 429 beyond the param.
   const max = params.rendersPerUserPerHour.value();
@@ -202,10 +206,12 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
   let pdf: RenderedPdf;
   try {
-    pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings, { template: template?.template });
+    pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings, { template: template?.template, signer });
   } catch (error) {
     throw rememberFailure(storagePath, error);
   }
+  // Before the file is stored: every stored signed PDF is one the verify route knows.
+  if (signer) await recordPrintedPdf(access.path, pdf.bytes, { storagePath, objectInstanceId: instanceId });
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 
@@ -266,8 +272,12 @@ export async function renderStoredInstance(
   stored: FirebaseFirestore.DocumentData,
   pictures: readonly PictureObject[],
   settings: PrintSettings,
-  /** batch: a print job's chunk (the logo prepared once, the renders added up for one log line, else logged each); template: the layout's (none: the default). */
-  { batch, template }: { batch?: RenderBatch; template?: DocumentTemplate } = {},
+  /**
+   * batch: a print job's chunk (the logo prepared once, the renders added up for one log line, else
+   * logged each); template: the layout's (none: the default); signer: signs the PDF (serviceSigner;
+   * none: unsigned), a failure of its key a 503.
+   */
+  { batch, template, signer }: { batch?: RenderBatch; template?: DocumentTemplate; signer?: PdfSigner } = {},
 ): Promise<RenderedPdf> {
   const started = performance.now();
   // Loaded on the first render only: pdf-lib is most of the print function's import time, and a
@@ -279,16 +289,55 @@ export async function renderStoredInstance(
     const data = printable(stored);
     pdf = await oneRenderAtATime(async () => {
       const images = await preparePictures(pictures, storageCall);
-      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt: new Date(), maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (batch?.logo ?? preparedLogo(settings)), template });
+      const generatedAt = new Date();
+      // The signature's time is the one printed on the page.
+      const signature = signer && { signer, signedAt: generatedAt, reason: SIGNATURE_REASON, name: params.mailFromName.value() };
+      return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt, maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (batch?.logo ?? preparedLogo(settings)), template, signature });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
   } catch (error) {
+    if (error instanceof SigningFailed) throw signingUnavailable(error);
     throw error instanceof LayoutLimitExceeded ? layoutLimitExceeded(error.what) : error;
   }
   const rendered = { documents: 1, pageCount: pdf.pageCount, sizeBytes: pdf.bytes.length, durationMs: performance.now() - started, missingCharacters: pdf.missingCharacters, bidiControlsRemoved: pdf.bidiControlsRemoved };
   if (batch) for (const key of Object.keys(rendered) as (keyof logs.RenderedPdfs)[]) batch.rendered[key] += rendered[key];
   else logs.pdfRendered(rendered);
   return pdf;
+}
+
+/** The signature dictionary's /Reason: what readers show beside the signer. */
+export const SIGNATURE_REASON = "Issued by the print service: the document is unchanged since it was printed";
+
+/** How long the service remembers a signed PDF it printed (POST verify's issuedHere): a Firestore TTL policy on `expireAt` deletes the record then (README, Deploying). */
+export const PRINTED_PDF_RETENTION_MS = 400 * 24 * HOUR_MS;
+
+/** What the service keeps of a signed PDF it printed, at `{target}/printedPdfs/{sha256}`: the verify route's issuedHere. */
+export interface PrintedPdfRecord {
+  storagePath: string;
+  objectInstanceId: string;
+  printedAt: FirebaseFirestore.Timestamp;
+  expireAt: FirebaseFirestore.Timestamp;
+}
+
+/** The document that records a PDF of the target by the SHA-256 of its bytes (hex). */
+export const printedPdfPath = (targetPath: string, sha256: string) => `${targetPath}/printedPdfs/${sha256}`;
+
+/** Records a signed PDF the target printed, by its bytes' SHA-256 (one write; 503 when Firestore fails). */
+export const recordPrintedPdf = (targetPath: string, bytes: Uint8Array, what: { storagePath: string; objectInstanceId: string }): Promise<void> =>
+  recordPrintedPdfs(targetPath, [{ bytes, ...what }]);
+
+/** Records signed PDFs the target printed (a print job's pack: one batch of at most a chunk's 50 writes; 503 when Firestore fails). */
+export async function recordPrintedPdfs(targetPath: string, pdfs: readonly { bytes: Uint8Array; storagePath: string; objectInstanceId: string }[]): Promise<void> {
+  if (pdfs.length === 0) return;
+  const { Timestamp } = firestoreSdk();
+  const now = Date.now();
+  const batch = db().batch();
+  for (const { bytes, storagePath, objectInstanceId } of pdfs) {
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const record: PrintedPdfRecord = { storagePath, objectInstanceId, printedAt: Timestamp.fromMillis(now), expireAt: Timestamp.fromMillis(now + PRINTED_PDF_RETENTION_MS) };
+    batch.set(db().doc(printedPdfPath(targetPath, sha256)), record);
+  }
+  await firestoreCall(() => batch.commit());
 }
 
 /**

@@ -21,6 +21,8 @@ export interface PrintSettings {
   footerText: string;
   /** Storage path of the logo on the first page ("" for none), under the uploads folder of the target that sets it. */
   logo: string;
+  /** Whether PDFs are signed with the service's key (PAdES B-B, issue 36). Set by ADMIN only, never by a request. */
+  sign: boolean;
 }
 
 /** The defaults: en-GB, UTC, A4, tagged (PDF/UA-1), the service's blue, no footer line, no logo. */
@@ -32,6 +34,7 @@ export const DEFAULT_SETTINGS: PrintSettings = {
   accentColor: DEFAULT_ACCENT_COLOR,
   footerText: "",
   logo: "",
+  sign: false,
 };
 
 /** Every setting, in the order of DEFAULT_SETTINGS (the order settingsKey hashes them in). */
@@ -53,6 +56,7 @@ export const CHECKS: { [K in keyof PrintSettings]: (value: unknown, owner: strin
   // Stored before session 7, a footer could hold a tab or another control character: printed as a space, not dropped.
   footerText: (v) => (typeof v === "string" && v.length <= MAX_FOOTER_TEXT && !/[\r\n]/.test(v) ? asOneLine(v).trim() : undefined),
   logo: (v, owner) => (typeof v === "string" && inUploadsFolder(owner, v) ? v : undefined),
+  sign: (v) => (typeof v === "boolean" ? v : undefined),
 };
 
 /** A string that CHECKS[key] accepts, as its canonical value (400 with `message` otherwise). */
@@ -84,8 +88,8 @@ export const settingsOverrides = {
 
 export type SettingsOverrides = Partial<PrintSettings>;
 
-/** What print and send-pdf answer of the settings used (the four a request may set). */
-export const shownSettings = ({ locale, timeZone, paperSize, conformance }: PrintSettings) => ({ locale, timeZone, paperSize, conformance });
+/** What print and send-pdf answer of the settings used (the four a request may set, and whether the PDF is signed). */
+export const shownSettings = ({ locale, timeZone, paperSize, conformance, sign }: PrintSettings) => ({ locale, timeZone, paperSize, conformance, sign });
 
 /** The schema of shownSettings in print's and send-pdf's answers. */
 export const shownSettingsSchema = {
@@ -93,6 +97,7 @@ export const shownSettingsSchema = {
   timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
   paperSize: z.enum(PAPER_SIZE_NAMES).describe("Its paper: the request's, else the target's, else A4."),
   conformance: z.enum(CONFORMANCE_NAMES).describe("What it conforms to: the request's, else the target's, else PDF/UA-1 (tagged)."),
+  sign: z.boolean().describe("Whether the PDF is signed with the service's key (the target's print setting `sign`; POST verify checks such a file)."),
 };
 
 /** Where an effective setting comes from: the request, a target's document path, or the default. */
@@ -159,7 +164,17 @@ export const brandingSettings = {
     .meta({ description: "Storage path of a PNG or JPEG logo under uploads/{target path}/ (PUT print-settings/logo uploads one there)", examples: ["uploads/tenants/acme-north/print-settings/logo.png"] }),
 };
 
-/** A short hash of the settings (and the pictures' and logo's versions), part of the stored PDF's name: other settings, another file. */
+/** What only ADMIN sets through PUT print-settings, never a request: whether PDFs are signed. */
+export const signSetting = {
+  sign: z.boolean().optional().meta({ description: "Sign every PDF printed for this target (print, send-pdf, print jobs) with the service's key: PAdES baseline B-B, checked by POST /print/{target}/verify. Default false." }),
+};
+
+/**
+ * A short hash of the settings (and the pictures' and logo's versions), part of the stored PDF's name:
+ * other settings, another file. `sign` counts only when on: an unsigned PDF keeps the name it had
+ * before the setting existed (stored PDFs stay valid), a signed one has another.
+ */
 export function settingsKey(settings: PrintSettings, pictures = ""): string {
-  return createHash("sha256").update(JSON.stringify([...SETTING_KEYS.map((key) => settings[key]), pictures])).digest("hex").slice(0, 12);
+  const values: unknown[] = SETTING_KEYS.filter((key) => key !== "sign").map((key) => settings[key]);
+  return createHash("sha256").update(JSON.stringify([...values, pictures, ...(settings.sign ? ["signed"] : [])])).digest("hex").slice(0, 12);
 }

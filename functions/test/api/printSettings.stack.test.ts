@@ -32,8 +32,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       statusCode: 200,
       message: expect.any(String),
       data: {
-        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", conformance: "PDF/UA-1", accentColor: "#1c4073", footerText: "", logo: ACME_LOGO, jobWebhookUrl: null },
-        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, conformance: "default", accentColor: "default", footerText: "default", logo: "organizations/acme", jobWebhookUrl: "default" },
+        effective: { locale: "en-GB", timeZone: "UTC", paperSize: "Letter", conformance: "PDF/UA-1", accentColor: "#1c4073", footerText: "", logo: ACME_LOGO, sign: false, jobWebhookUrl: null },
+        sources: { locale: "default", timeZone: "default", paperSize: `tenants/${tenant}`, conformance: "default", accentColor: "default", footerText: "default", logo: "organizations/acme", sign: "default", jobWebhookUrl: "default" },
         own: { paperSize: "Letter" },
       },
     });
@@ -44,8 +44,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
     expect(saved.status).toBe(200);
     const t = `tenants/${tenant}`;
     expect(saved.json.data).toEqual({
-      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", conformance: "PDF/UA-1", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster", logo: ACME_LOGO, jobWebhookUrl: null },
-      sources: { locale: t, timeZone: t, paperSize: "default", conformance: "default", accentColor: t, footerText: t, logo: "organizations/acme", jobWebhookUrl: "default" },
+      effective: { locale: "de-DE", timeZone: "Europe/Berlin", paperSize: "A4", conformance: "PDF/UA-1", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster", logo: ACME_LOGO, sign: false, jobWebhookUrl: null },
+      sources: { locale: t, timeZone: t, paperSize: "default", conformance: "default", accentColor: t, footerText: t, logo: "organizations/acme", sign: "default", jobWebhookUrl: "default" },
       own: { locale: "de-DE", timeZone: "Europe/Berlin", accentColor: "#1f4e79", footerText: "Acme Nord GmbH · Geschäftsführung: E. Muster" },
     });
     expect((await get()).json.data).toEqual(saved.json.data);

@@ -88,10 +88,15 @@ describe("firebase-tools discovery of the built functions", () => {
     expect(settings(build.endpoints.print)).toEqual({ memory: 1024, cpu: 1, concurrency: 8, timeoutSeconds: 60, maxInstances: 10 });
   });
 
-  it("lists every param, the SendGrid secret on print only, and no default that only suits the demo project", () => {
+  it("lists every param, the SendGrid and signing chain secrets on print only, and no default that only suits the demo project", () => {
     const params = Object.fromEntries(build.params.map((p) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "PREVIEWS_PER_USER_PER_HOUR", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
+    expect(Object.keys(params).sort()).toEqual(["CORS_ORIGINS", "JOB_DOCUMENTS_PER_TARGET_PER_DAY", "LOGO_UPLOADS_PER_TARGET_PER_DAY", "MAIL_FROM_EMAIL", "MAIL_FROM_NAME", "PREVIEWS_PER_USER_PER_HOUR", "RENDERS_PER_USER_PER_HOUR", "SENDGRID_API_KEY", "SIGNING_CERTIFICATE_CHAIN", "SIGNING_KMS_KEY", "SIGNING_PREVIOUS_CHAINS", "TRUSTED_PROXY_HOPS", "WEB_API_KEY"]);
     expect(params.SENDGRID_API_KEY.type).toBe("secret");
+    expect(params.SIGNING_CERTIFICATE_CHAIN.type).toBe("secret");
+    // Optional: a deployment that signs nothing needs no KMS key (a target with sign on then answers 503).
+    expect(params.SIGNING_KMS_KEY.default).toBe("");
+    // Optional too: only a deployment that rotated its key lists the chains it had before.
+    expect(params.SIGNING_PREVIOUS_CHAINS.default).toBe("");
     expect(params.MAIL_FROM_NAME.default).toBe("Print service");
     // A real project gets the production quota unless it sets one; only the demo project lifts it.
     expect(params.RENDERS_PER_USER_PER_HOUR.default).toBe(120);
@@ -100,7 +105,7 @@ describe("firebase-tools discovery of the built functions", () => {
     // A deploy must be given these for the real project: a localhost origin list or a fake key would deploy silently.
     expect(params.WEB_API_KEY.default).toBeUndefined();
     expect(params.CORS_ORIGINS.default).toBeUndefined();
-    expect(build.endpoints.print.secretEnvironmentVariables?.map((s) => s.key)).toEqual(["SENDGRID_API_KEY"]);
+    expect(build.endpoints.print.secretEnvironmentVariables?.map((s) => s.key)).toEqual(["SENDGRID_API_KEY", "SIGNING_CERTIFICATE_CHAIN"]);
     expect(build.endpoints.api.secretEnvironmentVariables ?? []).toEqual([]);
   });
 
@@ -141,7 +146,7 @@ describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in f
     // The print-job reaper's query across every target: active jobs created before a time.
     expect(spec.indexes.filter((i) => i.collectionGroup === "printJobs").map((i) => `${(i as { queryScope?: string }).queryScope}:${i.fields.map((f) => f.fieldPath).join(",")}`)).toEqual(["COLLECTION_GROUP:active,createdAt"]);
     const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
-    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "rateLimits.expiresAt", "secrets.expireAt", "signInFailures.expireAt"]);
+    expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "printedPdfs.expireAt", "rateLimits.expiresAt", "secrets.expireAt", "signInFailures.expireAt"]);
   });
 });
 

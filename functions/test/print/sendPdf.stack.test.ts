@@ -43,6 +43,7 @@ describe("POST /print/{target}/send-pdf", () => {
         timeZone: "UTC",
         paperSize: "A4",
         conformance: "PDF/UA-1",
+        sign: false,
         template: null,
       },
     });

@@ -92,7 +92,8 @@ type RouteName =
   | "print-templates"
   | "print-template"
   | "put-print-template"
-  | "delete-print-template";
+  | "delete-print-template"
+  | "verify";
 
 interface HostileRequest {
   route: RouteName;
@@ -121,7 +122,10 @@ const USER_FORMS = ["organization", "organizationTenant", "tenant"];
 /** The forms below the organization: they inherit its template. */
 const INHERITING_FORMS = ["organizationTenant", "organizationTenantDivision", "tenant", "tenantDivision"];
 
-const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: string[]; query?: string; body?: unknown; forms: string[] }> = {
+/** A PDF for POST verify (unsigned: it answers signed: false), the route's file body. */
+const VERIFIED_PDF = Buffer.from("%PDF-1.7\n% hostile input\n%%EOF\n");
+
+const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: string[]; query?: string; body?: unknown; upload?: { contentType: string; bytes: Buffer }; forms: string[] }> = {
   status: { fn: "api", method: "GET", suffix: ["user", USER, "auth-ownership-status"], forms: USER_FORMS },
   restore: { fn: "api", method: "POST", suffix: ["user", USER, "restore"], forms: USER_FORMS },
   delete: { fn: "api", method: "DELETE", suffix: ["user", USER], forms: USER_FORMS },
@@ -140,6 +144,7 @@ const ROUTES: Record<RouteName, { fn: "api" | "print"; method: string; suffix: s
   "print-template": { fn: "api", method: "GET", suffix: ["print-templates", TEMPLATE.inherited], forms: INHERITING_FORMS },
   "put-print-template": { fn: "api", method: "PUT", suffix: ["print-templates", TEMPLATE.put], body: TEMPLATE_BODY, forms: Object.keys(FORMS) },
   "delete-print-template": { fn: "api", method: "DELETE", suffix: ["print-templates", TEMPLATE.absent], forms: Object.keys(FORMS) },
+  verify: { fn: "print", method: "POST", suffix: ["verify"], upload: { contentType: "application/pdf", bytes: VERIFIED_PDF }, forms: Object.keys(FORMS) },
 };
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 const ROUTE_WORDS = new Set(Object.values(ROUTES).flatMap((route) => route.suffix));
@@ -152,6 +157,10 @@ function validRequest(route: RouteName, form: string): HostileRequest {
   if (spec.body !== undefined) {
     headers["content-type"] = "application/json";
     body = Buffer.from(JSON.stringify(spec.body));
+  }
+  if (spec.upload) {
+    headers["content-type"] = spec.upload.contentType;
+    body = spec.upload.bytes;
   }
   return { route, fn: spec.fn, method: spec.method, segments: [...FORMS[form], ...spec.suffix], formLength: FORMS[form].length, query: spec.query, headers, body, changes: [] };
 }
@@ -318,7 +327,8 @@ const queryChange = fc
 // Bodies. Every JSON value here is invalid for every route: no route takes a body but print,
 // send-pdf, preview, print-jobs and PUT print-templates, and for those each value breaks the schema or names
 // an instance that does not exist (print-jobs takes objectInstanceIds or filter, never
-// objectInstanceId; a template has a name and objectTypeNames, and no other key these have).
+// objectInstanceId; a template has a name and objectTypeNames, and no other key these have). POST
+// verify takes application/pdf alone: no plan below sends that type.
 const deep = (depth: number, leaf: string, open: string, close: string) => `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;
 const invalidPayload: fc.Arbitrary<string> = fc.oneof(
   fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }), fc.double())
@@ -593,14 +603,14 @@ const RUNS = Object.fromEntries(
 /** Media types other than JSON: those a page of another site may send without a CORS preflight first. */
 const nonJsonType = fc.oneof(
   fc.constantFrom("text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=----x", "TEXT/PLAIN", "application/jsonp", "application/json-seq", "text/json"),
-  fc.tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,20}$/)).map(([type, subtype]) => `${type}/${subtype}`).filter((t) => t !== "application/json"),
+  fc.tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,20}$/)).map(([type, subtype]) => `${type}/${subtype}`).filter((t) => t !== "application/json" && t !== "application/pdf"),
 );
 
 /** A state-changing request that would pass, sent with no body but a declared non-JSON type (a form post, say). */
 const crossSiteRequest = fc
   .tuple(
     fc
-      .constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf", "print-jobs", "cancel-print-job", "put-print-template", "delete-print-template")
+      .constantFrom<RouteName>("restore", "delete", "claim", "release", "print", "send-pdf", "print-jobs", "cancel-print-job", "put-print-template", "delete-print-template", "verify")
       .chain((route) => fc.constantFrom(...ROUTES[route].forms).map((form) => ({ route, form }))),
     nonJsonType,
   )

@@ -16,6 +16,7 @@
  *
  * The fixture is this file's own (ids carry a per-run suffix), independent of the demo data.
  */
+import { createHash } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
@@ -205,6 +206,14 @@ const record = (uid: string, deleted: boolean) => ({ email: `${uid}@iso.test`, d
 const sent = (route: MatrixRoute) => route.upload ?? (route.body === undefined ? undefined : { contentType: "application/json", bytes: Buffer.from(JSON.stringify(route.body)) });
 /** A 1 x 1 PNG. */
 const TINY_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+/**
+ * The PDF the verify route's cases send (unsigned: what matters is its SHA-256), recorded as printed
+ * by every target of the fixture, each record naming its own target: only the requested target's may
+ * answer.
+ */
+const VERIFIED_PDF = Buffer.from(`%PDF-1.7\n% isolation ${r}\n%%EOF\n`);
+const VERIFIED_SHA256 = createHash("sha256").update(VERIFIED_PDF).digest("hex");
+const printedRecord = (node: { path: string }) => ({ storagePath: `generated-pdfs/${node.path}/${INSTANCE}/isolation.pdf`, objectInstanceId: INSTANCE, printedAt: Timestamp.now(), expireAt: Timestamp.fromMillis(Date.now() + 86_400_000) });
 const same = (actual: unknown, expected: unknown, what: string) => (JSON.stringify(actual) === JSON.stringify(expected) ? undefined : `${what}: ${JSON.stringify(actual)}`);
 
 /**
@@ -401,7 +410,7 @@ const ROUTES: MatrixRoute[] = [
     verify: async (res, node) => {
       const onChain = new Set(chain(node.key).map((n) => n.path));
       const sources = Object.values((res.json?.data?.sources ?? {}) as Record<string, string>);
-      return sources.length === 8 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
+      return sources.length === 9 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
     },
   },
   {
@@ -519,6 +528,19 @@ const ROUTES: MatrixRoute[] = [
       const text = layoutLines(res.bytes).join("\n");
       return same([res.headers["content-type"], text.includes(`Isolation iso-tpl of ${node.id}`), (text.match(/Isolation iso-tpl of /g) ?? []).length], ["application/pdf", true, 1], "preview");
     },
+  },
+  {
+    name: "verify",
+    function: "print",
+    method: "POST",
+    suffix: "/verify",
+    anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    success: 200,
+    upload: { contentType: "application/pdf", bytes: VERIFIED_PDF },
+    prepare: async () => void (await Promise.all(ALL_NODES.map((n) => db().doc(`${n.path}/printedPdfs/${VERIFIED_SHA256}`).set(printedRecord(n))))),
+    // Issued by the target itself, by its own record: the answer names its own path, never another's.
+    verify: async (res, node) =>
+      same(res.json?.data, { signed: false, valid: false, coversWholeDocument: false, signedAt: null, signer: null, issuedHere: true, objectInstanceId: INSTANCE, storagePath: printedRecord(node).storagePath }, "verify"),
   },
   {
     name: "audit-events",

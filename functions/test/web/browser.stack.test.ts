@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CACHE_DIR, HOST, URLS } from "../../stack/config";
 import { ensureDebianPackage } from "../../stack/debianPackages";
 import { firestore, freshUid } from "../api/fixtures";
-import { idTokenFor } from "../helpers";
+import { BASES, call, idTokenFor } from "../helpers";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(CACHE_DIR, "screenshots");
@@ -189,6 +189,34 @@ describe("the playground", () => {
     await page.locator("#mail li", { hasText: to }).waitFor({ timeout: 20_000 });
     expect(await page.locator("#mail li", { hasText: to }).textContent()).toMatch(/\.pdf \(\d+ KiB\)/);
     expect(localHosts(hosts), [...hosts].join(", ")).toBe(true);
+  });
+
+  it("verifies a PDF in the Verify panel: a signed one the target printed is valid, the same with a byte changed is not", async () => {
+    // A tenant of its own that signs (the demo's targets print unsigned), where the playground's user may print.
+    const tenant = freshUid("browser-signed");
+    await firestore().doc(`tenants/${tenant}`).set({ name: "Browser signed", organizationId: null, features: {}, print: { sign: true } });
+    await firestore().doc(`tenants/${tenant}/members/north-admin`).set({ permissions: ["READ"] });
+    await firestore().doc(`tenants/${tenant}/objectInstances/doc`).set({ title: "Signed in a browser", objectTypeName: "T", sections: [{ title: "S", fields: [{ label: "A", type: "text", value: "b" }] }] });
+    const printed = await call(`${BASES.print.functionUrl}/tenant/${tenant}/print`, { method: "POST", auth: { bearer: await idTokenFor("north-admin@acme.test") }, body: { objectInstanceId: "doc" }, timeoutMs: 30_000 });
+    expect(printed.json.data.sign).toBe(true);
+    const signed = Buffer.from(await (await fetch(printed.json.data.downloadUrl)).arrayBuffer());
+    await page.fill("#target", `/tenant/${tenant}`);
+    await page.setInputFiles("#verify-file", { name: "signed.pdf", mimeType: "application/pdf", buffer: signed });
+    await page.locator("#verify-status[data-verdict=valid]").waitFor({ timeout: 20_000 });
+    const shown = await page.locator("#verify-result").innerText();
+    expect(shown).toMatch(/Valid\s+yes/);
+    expect(shown).toMatch(/Printed by this target\s+yes/);
+    expect(shown).toContain(printed.json.data.storagePath);
+    expect(shown).toContain("CN=print-admin local test signer");
+    await shot(page, "playground-verify-1280");
+    const tampered = Buffer.from(signed);
+    tampered[200] ^= 0x01;
+    await page.setInputFiles("#verify-file", { name: "tampered.pdf", mimeType: "application/pdf", buffer: tampered });
+    await page.locator("#verify-status[data-verdict=invalid]").waitFor({ timeout: 20_000 });
+    expect(await page.locator("#verify-result").innerText()).toMatch(/Printed by this target\s+no/);
+    // The demo's target again, for the tests below.
+    await page.fill("#target", "/tenant/acme-north");
+    await page.dispatchEvent("#target", "change");
   });
 
   it("lists the audit trail filtered by an action chosen from the document's values (the query parameters of the api document)", async () => {

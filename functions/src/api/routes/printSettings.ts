@@ -6,7 +6,7 @@ import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { removeReplacedLogo } from "../../print/logos";
 import { CONFORMANCE_NAMES, PAPER_SIZE_NAMES } from "../../print/render/paper";
-import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides } from "../../print/settings";
+import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides, signSetting } from "../../print/settings";
 import { checkedAddress, newWebhookSecret, resolveJobWebhookUrl, webhookSecretPath, WebhookUrlRefused, webhookSettings } from "../../print/webhook";
 
 const settingsShape = {
@@ -17,6 +17,7 @@ const settingsShape = {
   accentColor: z.string(),
   footerText: z.string(),
   logo: z.string(),
+  sign: z.boolean(),
   // Not a setting of the PDF (nor of its stored name): where print jobs post print_job.finished; null for none.
   jobWebhookUrl: z.string().nullable(),
 };
@@ -97,7 +98,7 @@ export const putPrintSettings = defineRoute({
   path: "/print-settings",
   summary: "Set the print settings of a target (keys left out are inherited from the targets above)",
   anyOf: ["ADMIN"],
-  body: z.strictObject({ ...settingsOverrides, ...brandingSettings, ...webhookSettings }),
+  body: z.strictObject({ ...settingsOverrides, ...brandingSettings, ...signSetting, ...webhookSettings }),
   // Whether the target has a signing secret yet (the secret itself is never answered but when it is made).
   reads: ({ path }) => [webhookSecretPath(path)],
   transactional: true,

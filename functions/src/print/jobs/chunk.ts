@@ -9,13 +9,14 @@ import { db, defaultBucket, firestoreSdk } from "../../firebase";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { fileOf, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
+import { fileOf, recordPrintedPdfs, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
+import { serviceSigner } from "../signing/serviceSigner";
 import type { DocumentTemplate } from "../render/template";
 import { templateFor } from "../templates/store";
 import { pictureObjects } from "../pictures";
 import { imagePaths } from "../render/format";
-import { chunkPath, chunksPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { archivePath, chunkPath, chunksPath, FINAL_STATUSES, jobPath, packName, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 import { enqueueJobTasks } from "./queue";
 
 /** The job ended (it was cancelled) while its chunk ran: the chunk stops between documents. */
@@ -140,6 +141,13 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   // The logo once for the chunk (a failure to get it fails the chunk, retried as a whole), and one log line.
   const batch = renderBatch(job.settings);
   const templateOf = await chunkTemplates(job, instances);
+  // Signed as print signs them when the target's setting says so (a job made before the setting has
+  // none: unsigned), into a ZIP only: the merge takes unsigned documents (render/merge.ts), and a
+  // signature of each part would not survive it. A key that cannot sign fails the chunk (503), which
+  // the queue retries: never an unsigned PDF in a signed target's ZIP.
+  const signer = job.settings.sign === true && job.output === "zip" ? await serviceSigner() : undefined;
+  /** The signed PDFs of the pack being filled: recorded (POST verify's issuedHere) before the pack is stored. */
+  let signed: { bytes: Uint8Array; storagePath: string; objectInstanceId: string }[] = [];
   const run = randomBytes(4).toString("hex");
   let pack: Buffer[] = [];
   let packBytes = 0;
@@ -147,6 +155,8 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const storePack = async () => {
     if (pack.length === 0) return;
     const bytes = Buffer.concat(pack);
+    await recordPrintedPdfs(target, signed);
+    signed = [];
     await storageCall(() => defaultBucket().file(packPath(target, jobId, name)).save(bytes, { resumable: false, contentType: "application/octet-stream" }));
     result.packsStored.add(name);
     [pack, packBytes, name] = [[], 0, packName(index, run, result.packsStored.size)];
@@ -169,7 +179,8 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
       const pictures = await pictureObjects({ path: target }, imagePaths(stored), fileOf, storageCall);
       const template = templateOf(stored.objectTypeName);
       if (template instanceof HttpError) throw template;
-      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, { batch, template });
+      const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, { batch, template, signer });
+      if (signer) signed.push({ bytes: pdf.bytes, storagePath: archivePath(target, jobId), objectInstanceId });
       result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: name, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
       packBytes += pdf.bytes.length;

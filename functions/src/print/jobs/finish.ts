@@ -16,7 +16,7 @@ import { storageCall } from "../documents";
 import { archiveNames } from "./names";
 import { readChunks, tally } from "./progress";
 import { enqueueJobTasks } from "./queue";
-import { FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { archivePath, FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 /**
  * Finishes a job whose chunks have all run. On the queue's last attempt an output that still cannot
@@ -79,7 +79,7 @@ const OUTPUT_CHUNK_BYTES = 32 * 1024 * 1024;
 
 /** The ZIP: one PDF per printed instance in chunk order, and manifest.json naming every requested instance once. */
 async function writeArchive(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], files: JobFile[], failures: JobFailure[]) {
-  const storagePath = `${jobFolder(target, jobId)}/${jobId}.zip`;
+  const storagePath = archivePath(target, jobId);
   const mtime = job.createdAt.toDate();
   const names = archiveNames(files);
   const failed = new Map(failures.map((f) => [f.objectInstanceId, f]));
