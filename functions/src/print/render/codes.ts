@@ -11,7 +11,7 @@
 // loaded on its first code only: a print without codes does not pay for them at cold start. A
 // symbol is kept for its value (SYMBOLS_KEPT): a preview re-renders the same document as its author types.
 
-import type { ContentBytes } from "./content";
+import { ContentBytes } from "./content";
 
 export type CodeKind = "qr" | "code128" | "datamatrix";
 
@@ -124,24 +124,37 @@ function matrixRects(pixs: ArrayLike<number | boolean>, columns: number, rows: n
 
 const hundredths = (v: number): number => Math.round(v * 100) / 100;
 
+/** A symbol's operators as last written, by where and how big: a document drawn again (a preview, a reprint) copies them. */
+const drawn = new WeakMap<CodeSymbol, { key: string; bytes: Uint8Array }>();
+
 /**
  * Writes the symbol's dark modules as filled rectangles (one path, one `f`) into `out`, the symbol's
  * bottom-left corner (without its quiet zone) at (x, y) in PDF points, `width` x `height` points, in fill colour `color` (PDF operands such as "0 0 0").
  * Only path operators: the caller wraps them in marked content.
  */
 export function codeOperators(out: ContentBytes, symbol: CodeSymbol, x: number, y: number, width: number, height: number, color: string): void {
+  const key = `${x} ${y} ${width} ${height} ${color}`;
+  const kept = drawn.get(symbol);
+  if (kept?.key === key) {
+    out.copy(kept.bytes);
+    return;
+  }
+  const ops = new ContentBytes(symbol.rects.length * 24 + 64);
   const sx = width / symbol.width;
   const sy = height / symbol.height;
   const top = y + height;
   const r = symbol.rects;
-  out.text(color).text(" rg");
+  ops.text(color).text(" rg");
   for (let i = 0; i < r.length; i += 4) {
     // Edges rounded as the stream writes them, from the origin each: neighbouring modules meet without a seam or overlap.
     const left = hundredths(x + r[i] * sx);
     const right = hundredths(x + (r[i] + r[i + 2]) * sx);
     const upper = hundredths(top - r[i + 1] * sy);
     const lower = hundredths(top - (r[i + 1] + r[i + 3]) * sy);
-    out.byte(0x20).num(left).byte(0x20).num(lower).byte(0x20).num(right - left).byte(0x20).num(upper - lower).text(" re");
+    ops.byte(0x20).num(left).byte(0x20).num(lower).byte(0x20).num(right - left).byte(0x20).num(upper - lower).text(" re");
   }
-  out.text(" f");
+  ops.text(" f");
+  const bytes = ops.view.slice();
+  drawn.set(symbol, { key, bytes });
+  out.copy(bytes);
 }

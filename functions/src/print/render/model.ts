@@ -176,7 +176,11 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
   const firstField = (label: string): unknown => {
     if (!firstFields) {
       firstFields = new Map();
-      for (const s of stored) for (const f of s.fields) if (!firstFields.has(labelOf(f, fmt))) firstFields.set(labelOf(f, fmt), f);
+      for (const s of stored)
+        for (const f of s.fields) {
+          const label = labelOf(f, fmt);
+          if (!firstFields.has(label)) firstFields.set(label, f);
+        }
     }
     return firstFields.get(label);
   };
