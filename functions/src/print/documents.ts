@@ -2,12 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import type { File } from "@google-cloud/storage";
 import { z } from "zod";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { HOUR_MS, STORAGE_DEADLINE_MS, isEmulator, params } from "../config";
+import { HOUR_MS, isEmulator, params } from "../config";
 import { db, defaultBucket, firestoreSdk } from "../firebase";
 import type { Access } from "../http/access";
-import { firestoreCall, withDeadline } from "../http/deadline";
+import { firestoreCall } from "../http/deadline";
 import { HttpError, notFound } from "../http/errors";
-import { countBackendCall } from "../http/requestContext";
 import { TtlCache } from "../http/ttlCache";
 import type { ReadScope } from "../http/routes";
 import * as logs from "../logs";
@@ -20,6 +19,7 @@ import type { DocumentTemplate } from "./render/template";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
 import { settingsKey, type PrintSettings } from "./settings";
+import { storageCall } from "./storageCall";
 import { serviceSigner, SigningFailed, signingUnavailable } from "./signing/serviceSigner";
 import type { PdfSigner } from "./signing/signer";
 import { templateFor, type FoundTemplate } from "./templates/store";
@@ -99,20 +99,9 @@ export function contentDisposition(title: string): string {
   return `attachment; filename="${safeFileName(title)}"; filename*=UTF-8''${encoded}`;
 }
 
-/**
- * Storage failures are the platform's, not the caller's: a 503 the client may retry. Each call is
- * bounded by STORAGE_DEADLINE_MS: the Storage client retries a failing server for about 18 s and
- * waits for a silent one far longer.
- */
-export async function storageCall<T>(operation: () => Promise<T>, deadlineMs = STORAGE_DEADLINE_MS): Promise<T> {
-  countBackendCall("storage");
-  try {
-    return await withDeadline(operation(), deadlineMs, () => new Error(`no answer within ${deadlineMs} ms`));
-  } catch (error) {
-    logs.storageFailed(error);
-    throw new HttpError(503, "Cloud Storage is unavailable; try again shortly.");
-  }
-}
+
+/** Storage calls, for the modules that import them from here. */
+export { storageCall };
 
 /** The instance's title, as printed and as named in mail and file names. */
 export const titleOf = (stored: FirebaseFirestore.DocumentData) => String(plainData(stored.title, firestoreSdk()) ?? "Untitled");

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { defaultBucket } from "../firebase";
 import * as logs from "../logs";
-import { storageCall } from "./documents";
+import { storageCall } from "./storageCall";
 
 /**
  * Where an uploaded logo is stored: in the target's own uploads folder (so that its settings may name

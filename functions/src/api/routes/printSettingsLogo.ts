@@ -4,7 +4,7 @@ import { db, defaultBucket } from "../../firebase";
 import { firestoreTransaction } from "../../http/deadline";
 import { HttpError, badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { storageCall } from "../../print/documents";
+import { storageCall } from "../../print/storageCall";
 import { oneAtATime } from "../../print/oneAtATime";
 import { LOGO_LIMITS } from "../../print/pictures";
 import { consumeQuotas } from "../../print/rateLimit";
