@@ -192,7 +192,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
   // new PDF, so renders are counted, not requests); 429 beyond the param.
   const max = params.rendersPerUserPerHour.value();
   await consumeQuotas([{ action: "render", subject: renderedBy, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} new PDFs per hour per user (a stored PDF does not count)` }]);
-  const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
+  const targetName = targetNameOf(access);
   let pdf: RenderedPdf;
   try {
     pdf = await renderStoredInstance({ path: access.path, name: targetName }, instanceId, stored, pictures, settings, { template: template?.template, signer });
@@ -231,7 +231,7 @@ export async function previewOfInstance(access: Access, instance: DocumentSnapsh
   const max = params.previewsPerUserPerHour.value();
   await consumeQuotas([{ action: "preview", subject: caller, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} previews per hour per user` }]);
   const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
-  const targetName = String(access.chain[access.chain.length - 1].data.name ?? "");
+  const targetName = targetNameOf(access);
   try {
     return await renderStoredInstance({ path: access.path, name: targetName }, instance.id, stored, pictures, settings, { template: template.given ?? found?.template });
   } catch (error) {
@@ -243,6 +243,9 @@ export async function previewOfInstance(access: Access, instance: DocumentSnapsh
 
 /** An object of the default bucket by its path (what the picture and logo lookups take). */
 export const fileOf = (path: string) => defaultBucket().file(path);
+
+/** The target's display name (printed on every PDF). */
+const targetNameOf = (access: Access): string => String(access.chain[access.chain.length - 1].data.name ?? "");
 
 /** What a render needs of the target: its document path (pictures must lie in its uploads folder) and its name (printed). */
 export interface RenderTarget {

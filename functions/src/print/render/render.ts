@@ -41,10 +41,13 @@ function instanceText(instance: unknown, fmt: Formatter): string {
   }
 }
 
+/** The parts of a template's header and footer lines (undefined where a part is left out). */
+const pageLineParts = (template: DocumentTemplate): (string | undefined)[] => [template.header, template.footer].flatMap((l) => (l ? [l.left, l.center, l.right] : []));
+
 /** Every line a template prints, for choosing the document's language and fonts before anything is laid out. */
 function templateText(template: DocumentTemplate | undefined): string {
   if (!template) return "";
-  const lines = [template.header, template.footer].flatMap((l) => (l ? [l.left, l.center, l.right] : []));
+  const lines = pageLineParts(template);
   return [...lines, template.watermark?.text, ...(template.sections ?? []).flatMap((s) => [s.displayTitle, ...(s.fields ?? []).map((f) => f.displayLabel)])].filter(Boolean).join("\n");
 }
 
@@ -75,7 +78,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const generated = fmt.timestamp(generatedAt);
   const fill = template && filler(model, { title, objectType: objectTypeName, target: targetName, instanceId, generatedAt: generated }, warnings);
   // Every line once, so that a placeholder without a value is reported even where the line is not printed (a one-page document's header).
-  if (template && fill) for (const part of [template.header, template.footer].flatMap((l) => (l ? [l.left, l.center, l.right] : []))) if (part) fill(part, { i: 0, pages: 1 });
+  if (template && fill) for (const part of pageLineParts(template)) if (part) fill(part, { i: 0, pages: 1 });
   const code = template?.code && fill ? await sizedCode(template.code, fill(template.code.value), warnings) : undefined;
   const style = code ? styleWithCode(defaultStyle(options.paperSize, options.accentColor), code) : defaultStyle(options.paperSize, options.accentColor);
   const footerText = typeof options.footerText === "string" ? options.footerText.replace(/[\r\n]+/g, " ").trim() : "";
