@@ -19,7 +19,7 @@ import { markdown } from "./report";
 import { whereTimeGoes, type WhereTimeGoes } from "./profile";
 import type { EngineCaseResult, RenderBenchResult, RenderOptionsBench, Report } from "./results";
 import { setup, type Setup } from "./setup";
-import { pairedTaggingCost, TAGGING_PAIRS, type TaggingPairs } from "./taggingPairs";
+import { cannotPair, describe, enginesOf, pairedCost, PAIRS, type PairedCost } from "./pairs";
 import { median, summarize } from "./stats";
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptionsBench = {
@@ -123,22 +123,21 @@ export async function runRenderBench(options: RenderOptionsBench = DEFAULT_RENDE
     console.log(`[bench] profile ${c.key} (ours, 3 s under the sampling profiler)`);
     profiles.push(whereTimeGoes(casesFile, c));
   }
-  // What tagging adds, untagged and tagged renders alternating in one process (the separate runs above
-  // meet the machine at different moments: their medians are for the table, not for a share of 5%).
-  const taggingPairs: TaggingPairs[] = [];
-  const onePage = cases.find((c) => c.key === "one-page");
-  for (const [untagged, tagged] of TAGGING_PAIRS) {
-    const peer = PEER_OF[tagged];
-    if (!onePage || !options.engines.includes(untagged) || !options.engines.includes(tagged) || (peer && s.unavailable[peer])) continue;
+  // What tagging, a template and signing add, each base and its variant alternating in one process
+  // (the separate runs above meet the machine at different moments: their medians are for the table,
+  // not for a share of 5%).
+  const pairs: PairedCost[] = [];
+  for (const [i, p] of PAIRS.entries()) {
+    if (!enginesOf(p).every((e) => options.engines.includes(e)) || cannotPair(p, cases, s.unavailable)) continue;
     try {
-      const pairs = pairedTaggingCost(casesFile, onePage, untagged, tagged, options.processes, options.budget.budgetMs, s.env);
-      console.log(`[bench] tagging pairs ${untagged}/${tagged} ${onePage.key}: ${pairs.untaggedMs.median.toFixed(2)} -> ${pairs.taggedMs.median.toFixed(2)} ms (${(pairs.share * 100).toFixed(1)}%)`);
-      taggingPairs.push(pairs);
+      const paired = pairedCost(casesFile, i, options.processes, options.budget.budgetMs, s.env);
+      console.log(`[bench] pairs ${describe(paired)}`);
+      pairs.push(paired);
     } catch (err) {
       console.log(`[bench] ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { cases, results, setupNotes: s.notes, options, outDir, profiles, taggingPairs };
+  return { cases, results, setupNotes: s.notes, options, outDir, profiles, pairs };
 }
 
 /** Options of a run of this file alone (see the header). */

@@ -7,10 +7,10 @@ import type { EngineName } from "./engines/types";
 import type { FontLoadingRow } from "./fonts";
 import type { HttpBenchResult } from "./http";
 import type { Machine } from "./machine";
+import type { PairedCost } from "./pairs";
 import type { WhereTimeGoes } from "./profile";
 import type { WorkerBudget } from "./renderWorker";
 import type { Summary } from "./stats";
-import type { TaggingPairs } from "./taggingPairs";
 
 export interface RenderOptionsBench {
   /** Worker processes per (engine, case). */
@@ -47,8 +47,8 @@ export interface EngineCaseResult {
 export interface RenderBenchResult {
   /** Our renderer's time by stage of its pipeline (profile.ts). */
   profiles: WhereTimeGoes[];
-  /** What tagging adds to the one page, ours and Typst's, variants alternating in one process (taggingPairs.ts). */
-  taggingPairs: TaggingPairs[];
+  /** What tagging (ours and Typst's), a template and signing add, base and variant alternating in one process (pairs.ts). */
+  pairs: PairedCost[];
   cases: BenchCase[];
   results: EngineCaseResult[];
   setupNotes: string[];

@@ -5,6 +5,7 @@
 import type { File } from "@google-cloud/storage";
 import { resolve } from "node:path";
 import { FUNCTIONS_DIR, RENDERER_MODULE, bytesOf, renderOptions, type BenchCase, type RendererModule } from "../cases";
+import type { PdfSignatureOptions } from "../../src/print/render/types";
 import type { Engine } from "./types";
 
 type PicturesModule = typeof import("../../src/print/pictures");
@@ -17,13 +18,14 @@ const pictureObjects = (c: BenchCase) =>
     return { path, generation: "1", size: bytes.length, file: { download: async () => [bytes] } as unknown as File };
   });
 
-export async function createOurs({ tagged }: { tagged: boolean }): Promise<Engine> {
+/** `signature`: what a signing target's print adds to the options (bench/pairs.ts measures it). */
+export async function createOurs({ tagged, signature }: { tagged: boolean; signature?: (c: BenchCase) => PdfSignatureOptions }): Promise<Engine> {
   const renderer = require(RENDERER_MODULE) as RendererModule;
   const pictures = require(PICTURES_MODULE) as PicturesModule;
   return {
     async render(c) {
       const images = c.pictures ? await pictures.preparePictures(pictureObjects(c), (operation) => operation()) : undefined;
-      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, { ...renderOptions(c), images, tagged });
+      const { bytes, pageCount } = await renderer.renderInstancePdf(c.instance, { ...renderOptions(c), images, tagged, ...(signature && { signature: signature(c) }) });
       return { bytes, pageCount };
     },
     async close() {},

@@ -200,7 +200,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
     throw rememberFailure(storagePath, error);
   }
   // Before the file is stored: every stored signed PDF is one the verify route knows.
-  if (signer) await recordPrintedPdf(access.path, pdf.bytes, { storagePath, objectInstanceId: instanceId });
+  if (signer) await recordPrintedPdfs(access.path, [{ sha256: sha256Hex(pdf.bytes), storagePath, objectInstanceId: instanceId }]);
   // The emulator serves files by download token only; production uses signed URLs and no token.
   const downloadToken = isEmulator() ? randomUUID() : undefined;
 
@@ -306,27 +306,30 @@ export const PRINTED_PDF_RETENTION_MS = 400 * 24 * HOUR_MS;
 /** What the service keeps of a signed PDF it printed, at `{target}/printedPdfs/{sha256}`: the verify route's issuedHere. */
 export interface PrintedPdfRecord {
   storagePath: string;
-  objectInstanceId: string;
+  /** The instance it shows; none for a print job's merged PDF, which shows many. */
+  objectInstanceId?: string;
+  /** The print job that printed it (a ZIP's document, or the merged PDF). */
+  printJobId?: string;
   printedAt: FirebaseFirestore.Timestamp;
   expireAt: FirebaseFirestore.Timestamp;
 }
 
+/** A signed PDF to record: its bytes' SHA-256 (hex) and what the record says of it. */
+export type PrintedPdf = { sha256: string } & Pick<PrintedPdfRecord, "storagePath" | "objectInstanceId" | "printJobId">;
+
 /** The document that records a PDF of the target by the SHA-256 of its bytes (hex). */
 export const printedPdfPath = (targetPath: string, sha256: string) => `${targetPath}/printedPdfs/${sha256}`;
 
-/** Records a signed PDF the target printed, by its bytes' SHA-256 (one write; 503 when Firestore fails). */
-export const recordPrintedPdf = (targetPath: string, bytes: Uint8Array, what: { storagePath: string; objectInstanceId: string }): Promise<void> =>
-  recordPrintedPdfs(targetPath, [{ bytes, ...what }]);
+export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
-/** Records signed PDFs the target printed (a print job's pack: one batch of at most a chunk's 50 writes; 503 when Firestore fails). */
-export async function recordPrintedPdfs(targetPath: string, pdfs: readonly { bytes: Uint8Array; storagePath: string; objectInstanceId: string }[]): Promise<void> {
+/** Records signed PDFs the target printed (one, or a print job's pack: one batch of at most a chunk's 50 writes; 503 when Firestore fails). */
+export async function recordPrintedPdfs(targetPath: string, pdfs: readonly PrintedPdf[]): Promise<void> {
   if (pdfs.length === 0) return;
   const { Timestamp } = firestoreSdk();
   const now = Date.now();
   const batch = db().batch();
-  for (const { bytes, storagePath, objectInstanceId } of pdfs) {
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    const record: PrintedPdfRecord = { storagePath, objectInstanceId, printedAt: Timestamp.fromMillis(now), expireAt: Timestamp.fromMillis(now + PRINTED_PDF_RETENTION_MS) };
+  for (const { sha256, ...what } of pdfs) {
+    const record: PrintedPdfRecord = { ...what, printedAt: Timestamp.fromMillis(now), expireAt: Timestamp.fromMillis(now + PRINTED_PDF_RETENTION_MS) };
     batch.set(db().doc(printedPdfPath(targetPath, sha256)), record);
   }
   await firestoreCall(() => batch.commit());

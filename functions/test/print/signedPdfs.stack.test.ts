@@ -301,14 +301,40 @@ describe("print jobs of a target with sign on", () => {
     expect(report).toContain("Total document signed");
     expect(report).toContain("Certificate is Trusted.");
     const res = await verify(pdf);
-    expect(res.json.data).toMatchObject({ signed: true, valid: true, issuedHere: true, objectInstanceId: "report", storagePath: `generated-pdfs/tenants/${tenant.id}/jobs/${done.jobId}/${done.jobId}.zip` });
+    expect(res.json.data).toMatchObject({ signed: true, valid: true, issuedHere: true, objectInstanceId: "report", storagePath: `generated-pdfs/tenants/${tenant.id}/jobs/${done.jobId}/${done.jobId}.zip`, printJobId: done.jobId });
   }, 120_000);
 
-  it("merge unsigned documents into an unsigned PDF (the merge takes no signed part)", async () => {
+  it("sign a merged PDF as a whole, and record it: pdfsig and verify say valid, verify names the job and its output", async () => {
     const done = await job("merged");
     expect(done.status).toBe("succeeded");
     const merged = await download(done.result.downloadUrl);
-    expect(pdfsig(merged)).toContain("does not contain any signatures");
+    const report = pdfsig(merged);
+    expect(report.match(/Signature #/g)).toHaveLength(1);
+    expect(report).toContain("Signature is Valid.");
+    expect(report).toContain("Total document signed");
+    expect(report).toContain("Certificate is Trusted.");
+    expect(pdfInfo(merged).Tagged).toBe("yes");
+    const res = await verify(merged);
+    expect(res.json.data).toMatchObject({ signed: true, valid: true, coversWholeDocument: true, issuedHere: true, storagePath: `generated-pdfs/tenants/${tenant.id}/jobs/${done.jobId}/${done.jobId}.pdf`, printJobId: done.jobId });
+    expect(res.json.data.objectInstanceId).toBeUndefined();
+  }, 120_000);
+
+  // The finishing task is delivered at least once: an upload that fails makes the queue run it again,
+  // which merges and signs anew (another ECDSA signature); what is stored is signed, valid and recorded.
+  it("sign the merged PDF again when its upload fails once and the queue retries the finish", async (context) => {
+    if ((await sink("/faults")).status !== 200) return context.skip("needs the stack's JavaScript Storage emulator and its fault switch: skipped, not passed");
+    // The merged output is the only .pdf the job uploads (its parts are .pack).
+    expect((await sink("/faults", { method: "PUT", body: { storage: { mode: "unavailable", only: "uploads", match: ".pdf", times: 1 } } })).status).toBe(200);
+    try {
+      const done = await job("merged");
+      expect(done.status).toBe("succeeded");
+      expect((await sink("/faults")).json.storage).toBeNull(); // the fault acted
+      const merged = await download(done.result.downloadUrl);
+      expect(pdfsig(merged)).toContain("Signature is Valid.");
+      expect((await verify(merged)).json.data).toMatchObject({ valid: true, issuedHere: true, printJobId: done.jobId });
+    } finally {
+      await sink("/faults", { method: "PUT", body: {} });
+    }
   }, 120_000);
 });
 

@@ -19,6 +19,7 @@ import fc from "fast-check";
 import * as pkijs from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderInstancePdf, type PrintableInstance, type RenderOptions } from "../../src/print/render";
+import { mergePdfs, type MergeDocument, type MergeOptions } from "../../src/print/render/merge";
 import { OIDS, parseSignedData, signedData } from "../../src/print/signing/cms";
 import { certificatesOfPem, kmsSigner, localSigner, SignerConfigurationError, type PdfSigner } from "../../src/print/signing/signer";
 import { MalformedPdfSignature, pdfDateToIso, verifyPdfSignature } from "../../src/print/signing/verify";
@@ -310,6 +311,118 @@ describe("a signed PDF", () => {
     await expect(renderInstancePdf(onePage, signedOptions(failing))).rejects.toThrow("KMS: permission denied");
     await expect(renderInstancePdf(onePage, options({ signature: { signer, signedAt: new Date(NaN) } }))).rejects.toThrow(TypeError);
     await expect(renderInstancePdf(onePage, options({ signature: { signer: { chain: [], sign: signer.sign }, signedAt: now } }))).rejects.toThrow(TypeError);
+  });
+});
+
+describe("a signed merged PDF (a print job's merged output)", () => {
+  const long: PrintableInstance = { ...onePage, title: "Readings", sections: [{ title: "Readings", fields: [{ label: "Readings", type: "table", value: { columns: ["#", "Value"], rows: Array.from({ length: 120 }, (_, i) => ({ cells: [i, `v${i}`] })) } }] }] };
+  let documents: MergeDocument[];
+  let chunks: Buffer[];
+  let merged: Buffer;
+  let pages: number[];
+  const mergeOptions = (extra: Partial<MergeOptions> = {}): MergeOptions => ({
+    title: "Acme North",
+    subject: "Print job j1: 3 documents",
+    keywords: ["j1"],
+    date: now,
+    conformance: "PDF/A-2u",
+    signature: { signer, signedAt: now, reason: "Issued by the print service", name: "Acme print service" },
+    ...extra,
+  });
+  const mergeAll = async (options: MergeOptions): Promise<Buffer[]> => {
+    const out: Buffer[] = [];
+    for await (const chunk of mergePdfs(documents, options)) out.push(chunk);
+    return out;
+  };
+  beforeAll(async () => {
+    const rendered = await Promise.all([onePage, long, onePage].map((instance, i) => renderInstancePdf(instance, options({ instanceId: `doc-${i}` }))));
+    documents = rendered.map((r, i) => ({ objectInstanceId: `doc-${i}`, title: `Document ${i}`, bytes: r.bytes }));
+    pages = rendered.map((r) => r.pageCount);
+    chunks = await mergeAll(mergeOptions());
+    merged = Buffer.concat(chunks);
+  }, 60_000);
+
+  it("is valid, whole and trusted for pdfsig and the verifier, signed as one; one changed byte of any document makes it invalid", async () => {
+    const report = pdfsig(merged, trusting);
+    expect(report).toContain("Signature is Valid.");
+    expect(report).toContain("Total document signed");
+    expect(report).toContain("Certificate is Trusted.");
+    expect(report.match(/Signature #/g)).toHaveLength(1);
+    expect(await verifyPdfSignature(merged, [chain])).toMatchObject({ signed: true, valid: true, coversWholeDocument: true, signedAt: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString() });
+    // A byte of the first document and one of the last (streamed out before the signature was made),
+    // and one of the file's tail after the signature (its cross-reference stream).
+    const first = merged.toString("latin1").indexOf(" 0 obj", 20) - 1;
+    const tail = merged.length - chunks.at(-1)!.length;
+    for (const at of [first, tail - 3, merged.length - 40]) {
+      expect(at).toBeGreaterThan(20);
+      const tampered = changed(merged, at);
+      expect(await verifyPdfSignature(tampered, [chain])).toMatchObject({ signed: true, valid: false });
+      expect(pdfsig(tampered, trusting)).not.toContain("Signature is Valid.");
+    }
+  });
+
+  it("streams as the unsigned merge does: only its last piece, the one with the signature dictionary, is held for the signature", () => {
+    expect(chunks.length).toBe(documents.length + 2);
+    const last = chunks.at(-1)!.toString("latin1");
+    expect(last).toMatch(/\/Type \/Sig\n/);
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.toString("latin1")).not.toContain("/Type /Sig");
+  });
+
+  it("stays PDF/A-2u and tagged: the widget on the first page under a Form element of the Document, keyed after every document's pages", () => {
+    expect(qpdfCheck(merged)).toContain("No syntax or stream encoding errors found");
+    const info = pdfInfo(merged);
+    expect(info.Tagged).toBe("yes");
+    expect(info.Form).toBe("AcroForm");
+    expect(Number(info.Pages)).toBe(pages.reduce((a, b) => a + b, 0));
+    const objects = qpdfObjects(merged);
+    const { catalog } = catalogOf(objects);
+    expect(catalog["/AcroForm"]["/SigFlags"]).toBe(3);
+    const widgetRef = catalog["/AcroForm"]["/Fields"][0];
+    const widget = resolve(objects, widgetRef);
+    const firstDocument = resolve(objects, resolve(objects, catalog["/Pages"])["/Kids"][0]);
+    const firstPageRef = firstDocument["/Kids"][0];
+    expect(widget).toMatchObject({ "/FT": "/Sig", "/TU": "u:Digital signature: Acme print service", "/Rect": [0, 0, 0, 0], "/F": 132, "/P": firstPageRef });
+    expect(resolve(objects, widget["/AP"]["/N"])).toMatchObject({ "/Subtype": "/Form", "/BBox": [0, 0, 0, 0] });
+    const page = resolve(objects, firstPageRef);
+    expect(page["/Annots"]).toEqual([widgetRef]);
+    expect(page["/Tabs"]).toBe("/S");
+    // Every other page: no annotation.
+    for (const ref of firstDocument["/Kids"].slice(1)) expect(resolve(objects, ref)["/Annots"]).toBeUndefined();
+    const root = resolve(objects, catalog["/StructTreeRoot"]);
+    const key = widget["/StructParent"];
+    expect(key).toBe(pages.reduce((a, b) => a + b, 0));
+    expect(root["/ParentTreeNextKey"]).toBe(key + 1);
+    const leaves = resolve(objects, root["/ParentTree"])["/Kids"] as string[];
+    const leaf = resolve(objects, leaves.at(-1)!);
+    expect(leaf["/Limits"]).toEqual([key, key]);
+    const form = resolve(objects, leaf["/Nums"][1]);
+    expect(form).toMatchObject({ "/S": "/Form", "/K": { "/Type": "/OBJR", "/Obj": widgetRef, "/Pg": firstPageRef } });
+    const documentKids = resolve(objects, root["/K"])["/K"] as string[];
+    expect(documentKids).toHaveLength(documents.length + 1);
+    expect(resolve(objects, documentKids.at(-1)!)).toEqual(form);
+    expect(merged.toString("latin1")).toContain("<pdfaid:part>2</pdfaid:part><pdfaid:conformance>U</pdfaid:conformance>");
+  });
+
+  it("is everything but its CMS the same bytes each time; unsigned, the merge is what it was", async () => {
+    const again = Buffer.concat(await mergeAll(mergeOptions()));
+    const [, start, end] = /\/ByteRange \[ 0 (\d+) (\d+)/.exec(merged.toString("latin1"))!.map(Number);
+    expect(again.length).toBe(merged.length);
+    expect(Buffer.compare(again.subarray(0, start), merged.subarray(0, start))).toBe(0);
+    expect(Buffer.compare(again.subarray(end), merged.subarray(end))).toBe(0);
+    const unsigned = Buffer.concat(await mergeAll(mergeOptions({ signature: undefined })));
+    expect(await verifyPdfSignature(unsigned, [chain])).toEqual({ signed: false, valid: false, coversWholeDocument: false });
+    expect(unsigned.toString("latin1")).not.toContain("/AcroForm");
+  });
+
+  it("refuses documents that are signed themselves (their signatures would not survive), and fails with the signer", async () => {
+    await expect(mergeAll(mergeOptions({ signature: undefined }))).resolves.toBeDefined();
+    const signedDocument = { objectInstanceId: "signed", title: "Signed", bytes: signed };
+    const all = async (options: MergeOptions) => {
+      for await (const chunk of mergePdfs([documents[0], signedDocument], options)) void chunk;
+    };
+    await expect(all(mergeOptions())).rejects.toThrow(/document signed: the catalog's \/AcroForm cannot be merged/);
+    const failing: PdfSigner = { chain, sign: async () => Promise.reject(new Error("KMS: permission denied")) };
+    await expect(mergeAll(mergeOptions({ signature: { signer: failing, signedAt: now } }))).rejects.toThrow("KMS: permission denied");
   });
 });
 

@@ -10,7 +10,7 @@ import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
 import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { fileOf, recordPrintedPdfs, renderBatch, renderStoredInstance, storageCall, titleOf } from "../documents";
+import { fileOf, recordPrintedPdfs, renderBatch, renderStoredInstance, sha256Hex, storageCall, titleOf, type PrintedPdf } from "../documents";
 import { serviceSigner } from "../signing/serviceSigner";
 import type { DocumentTemplate } from "../render/template";
 import { templateFor } from "../templates/store";
@@ -142,12 +142,12 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
   const batch = renderBatch(job.settings);
   const templateOf = await chunkTemplates(job, instances);
   // Signed as print signs them when the target's setting says so (a job made before the setting has
-  // none: unsigned), into a ZIP only: the merge takes unsigned documents (render/merge.ts), and a
-  // signature of each part would not survive it. A key that cannot sign fails the chunk (503), which
-  // the queue retries: never an unsigned PDF in a signed target's ZIP.
+  // none: unsigned), into a ZIP only: a merged PDF is signed as a whole when it is written (finish.ts),
+  // and a signature of each part would not survive the merge. A key that cannot sign fails the chunk
+  // (503), which the queue retries: never an unsigned PDF in a signed target's ZIP.
   const signer = job.settings.sign === true && job.output === "zip" ? await serviceSigner() : undefined;
   /** The signed PDFs of the pack being filled: recorded (POST verify's issuedHere) before the pack is stored. */
-  let signed: { bytes: Uint8Array; storagePath: string; objectInstanceId: string }[] = [];
+  let signed: PrintedPdf[] = [];
   const run = randomBytes(4).toString("hex");
   let pack: Buffer[] = [];
   let packBytes = 0;
@@ -180,7 +180,7 @@ async function printChunk(target: string, jobId: string, index: number, job: Job
       const template = templateOf(stored.objectTypeName);
       if (template instanceof HttpError) throw template;
       const pdf = await renderStoredInstance({ path: target, name: job.targetName }, objectInstanceId, stored, pictures, job.settings, { batch, template, signer });
-      if (signer) signed.push({ bytes: pdf.bytes, storagePath: archivePath(target, jobId), objectInstanceId });
+      if (signer) signed.push({ sha256: sha256Hex(pdf.bytes), storagePath: archivePath(target, jobId), objectInstanceId, printJobId: jobId });
       result.files.push({ objectInstanceId, title: titleOf(stored).slice(0, TITLE_KEPT), pack: name, offset: packBytes, length: pdf.bytes.length });
       pack.push(Buffer.from(pdf.bytes.buffer, pdf.bytes.byteOffset, pdf.bytes.length));
       packBytes += pdf.bytes.length;

@@ -4,7 +4,8 @@
 // (entries in chunk order, fixed times) or PDF (the merge depends only on its documents and the job)
 // and changes nothing once the job is final, but deletes what packs are left.
 
-import { Readable } from "node:stream";
+import { createHash } from "node:crypto";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
 import { db, defaultBucket, firestoreSdk } from "../../firebase";
@@ -12,7 +13,9 @@ import { auditInTransaction } from "../../audit";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { storageCall } from "../documents";
+import { params } from "../../config";
+import { recordPrintedPdfs, SIGNATURE_REASON, storageCall } from "../documents";
+import { serviceSigner, signingUnavailable } from "../signing/serviceSigner";
 import { archiveNames } from "./names";
 import { readChunks, tally } from "./progress";
 import { enqueueJobTasks } from "./queue";
@@ -110,6 +113,10 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
  * The merged PDF (render/merge.ts): the printed documents in chunk order, each sliced from its pack
  * when the merge reaches it and written on before the next is read, so a worker holds one pack, a
  * chunk of the upload and the merge's own state (a few hundred bytes a document) whatever the job's size.
+ * A signing target's merged PDF is signed as a whole as its last bytes are written, and recorded by
+ * its SHA-256 (POST verify's issuedHere) before the job says it is ready. A second finishing task
+ * writes it again with another signature (ECDSA's are not deterministic): both are recorded, the
+ * stored one is the last.
  */
 async function writeMerged(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], printed: number) {
   if (printed === 0) return undefined;
@@ -119,8 +126,24 @@ async function writeMerged(target: string, jobId: string, job: JobDocument, chun
   async function* documents() {
     for (const chunk of chunks) for (const file of chunk.files ?? []) yield { objectInstanceId: file.objectInstanceId, title: file.title, bytes: await packs.slice(file) };
   }
-  const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance };
-  await storageCall(() => pipeline(mergedPdfStream(documents(), options), outputStream(storagePath, "application/pdf", job)), JOB_STORAGE_DEADLINE_MS);
+  // The signer first: a key that cannot sign is the 503 of signingUnavailable before anything is written.
+  const signer = job.settings.sign === true ? await serviceSigner() : undefined;
+  let signingFailure: unknown;
+  const signature = signer && {
+    signer: { chain: signer.chain, sign: (data: Uint8Array) => signer.sign(data).catch((error: unknown) => Promise.reject((signingFailure = error))) },
+    signedAt: job.createdAt.toDate(),
+    reason: SIGNATURE_REASON,
+    name: params.mailFromName.value(),
+  };
+  const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance, signature };
+  const hash = createHash("sha256");
+  const hashed = new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, hash.update(chunk) && chunk) });
+  try {
+    await storageCall(() => pipeline(mergedPdfStream(documents(), options), hashed, outputStream(storagePath, "application/pdf", job)), JOB_STORAGE_DEADLINE_MS);
+  } catch (error) {
+    throw signingFailure === undefined ? error : signingUnavailable(signingFailure);
+  }
+  if (signer) await recordPrintedPdfs(target, [{ sha256: hash.digest("hex"), storagePath, printJobId: jobId }]);
   return outputResult(storagePath, job);
 }
 

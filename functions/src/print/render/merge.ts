@@ -29,9 +29,13 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { deflateSync } from "node:zlib";
 import { PDFHexString, PDFString } from "pdf-lib";
-import { CrossReferences, FileBytes, PackedObjects, PDF_HEADER, writeObjectStreams, writeStreamObject } from "./file";
+import { CrossReferences, FileBytes, PackedObjects, PDF_HEADER, writeObjectStreams, writeStreamObject, writeUnpackedObject } from "./file";
+import { Ref as ObjectRef, serialize, Stream, streamDict } from "./objects";
 import { informationText, PRODUCER, xmpMetadata } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
+import { EMPTY_APPEARANCE, fillSignature, loadCms, signatureAcroForm, signatureDictionary, signatureWidget, SignatureSlots } from "./signature";
+import type { PdfSignatureOptions } from "./types";
+import { wordsFor } from "./words";
 import { mapReferences, Name, Ref, refOf, renumberInto, serializeValue, textOf, WrittenPdf, type Dict, type Value } from "./written";
 
 /** One document to merge: the renderer's PDF, and its bookmark's title. */
@@ -52,6 +56,13 @@ export interface MergeOptions {
   language?: string;
   /** "PDF/A-2u": the merged file claims it too (the renderer's documents differ only by the claim and the output intent, which are the merged file's own). */
   conformance?: string;
+  /**
+   * Signs the merged file as a whole (PAdES B-B, as the renderer signs one document): an invisible
+   * field on the first page, under a Form element of the Document; the signature dictionary is among
+   * the last objects, so that every byte streamed out before it is hashed as it goes and the hole is
+   * filled before the file's tail is handed on. The documents themselves come unsigned.
+   */
+  signature?: PdfSignatureOptions;
 }
 
 /** Numbers fixed before the first document, because every document's objects point to them. */
@@ -72,7 +83,7 @@ const STRUCT_TREE_ROOT_KEYS = new Set(["Type", "K", "ParentTree", "ParentTreeNex
  */
 export async function* mergePdfs(documents: AsyncIterable<MergeDocument> | Iterable<MergeDocument>, options: MergeOptions): AsyncGenerator<Buffer> {
   const merger = new Merger(options);
-  yield merger.file.take();
+  yield merger.take();
   for await (const document of documents) {
     try {
       merger.add(document);
@@ -80,10 +91,9 @@ export async function* mergePdfs(documents: AsyncIterable<MergeDocument> | Itera
       if (error instanceof SyntaxError || error instanceof RangeError) throw new SyntaxError(`mergePdfs: document ${document.objectInstanceId}: ${error.message}`, { cause: error });
       throw error;
     }
-    yield merger.file.take();
+    yield merger.take();
   }
-  await merger.end();
-  yield merger.file.take();
+  yield await merger.end();
 }
 
 /**
@@ -102,7 +112,7 @@ interface OutlineItem {
 }
 
 class Merger {
-  readonly file = new FileBytes();
+  private readonly file = new FileBytes();
   private readonly xref = new CrossReferences();
   private next = FIRST_FREE;
   /** Per document: its page tree node, its Part element, its ParentTree leaf (none without marked content). */
@@ -117,10 +127,23 @@ class Merger {
   private firstItem = 0;
   private previousItem = 0;
   private pendingItem: OutlineItem | undefined;
+  /** Signing: the field's number (the first page lists it before the field is written), 0 otherwise; the page; what was streamed out, hashed. */
+  private readonly field: number;
+  private signedPage = 0;
+  private readonly streamed = { bytes: 0, hash: createHash("sha256") };
 
   constructor(private readonly options: MergeOptions) {
     this.language = options.language;
+    this.field = options.signature ? this.next++ : 0;
     this.file.write(PDF_HEADER);
+  }
+
+  /** What was written since the last take (hashed on the way when the file is signed). */
+  take(): Buffer {
+    const bytes = this.file.take();
+    if (this.field) this.streamed.hash.update(bytes);
+    this.streamed.bytes += bytes.length;
+    return bytes;
   }
 
   add(document: MergeDocument): void {
@@ -187,6 +210,14 @@ class Merger {
         }),
       ],
     ]);
+    if (this.field && this.parts.length === 0) {
+      // The signature's widget on the merged file's first page, which says its tab order follows the structure (PDF/UA-1 7.18.3).
+      const page = pdf.dict(firstPage, "the first page");
+      const annotations = page.get("Annots") ?? [];
+      if (!Array.isArray(annotations)) throw new SyntaxError("the first page's /Annots is not an array");
+      rewritten.set(firstPage, withEntries(mapReferences(page, map) as Dict, { Annots: [...(mapReferences(annotations, map) as Value[]), new Ref(this.field)], Tabs: new Name("S") }));
+      this.signedPage = map(firstPage);
+    }
     if (nums.length > 0) {
       // Keys moved past the documents before; /Limits as a number tree's leaf must have.
       const moved = nums.map((value, i) => (i % 2 === 0 ? String(Number(value) + this.keys) : mapReferences(value, map)));
@@ -238,10 +269,13 @@ class Merger {
     this.previousItem = item.number;
   }
 
-  /** The merged file's own objects (the roots of every tree, the catalog, its metadata), then the cross-reference stream. */
-  async end(): Promise<void> {
+  /**
+   * The merged file's own objects (the roots of every tree, the catalog, its metadata; a signature's
+   * field and dictionary), then the cross-reference stream; returns the bytes not yet taken, signed.
+   */
+  async end(): Promise<Buffer> {
     if (this.parts.length === 0) throw new RangeError("mergePdfs: no documents");
-    const { options } = this;
+    const { options, field } = this;
     const pdfA = options.conformance === "PDF/A-2u";
     // A language tag (BCP 47: letters, digits, hyphens) is a literal string as it is.
     const language = /^[A-Za-z0-9-]{1,35}$/.test(this.language ?? "") ? this.language! : "und";
@@ -255,10 +289,12 @@ class Merger {
     const catalog = this.next++;
     const metadata = this.next++;
     const profile = pdfA ? this.next++ : 0;
+    const signing = options.signature && (await this.signatureObjects(options.signature, packed, language));
+    const kids = signing ? [...this.parts, signing.form] : this.parts;
     object(PAGES, `<</Type/Pages/Kids [${refs(this.pageTrees)}]/Count ${this.pages}>>`);
-    object(DOCUMENT, `<</S/Document/P ${structTreeRoot} 0 R/K [${refs(this.parts)}]>>`);
-    object(structTreeRoot, `<</Type/StructTreeRoot/K ${DOCUMENT} 0 R/ParentTree ${parentTree} 0 R/ParentTreeNextKey ${this.keys}>>`);
-    object(parentTree, `<</Kids [${refs(this.parentTrees)}]>>`);
+    object(DOCUMENT, `<</S/Document/P ${structTreeRoot} 0 R/K [${refs(kids)}]>>`);
+    object(structTreeRoot, `<</Type/StructTreeRoot/K ${DOCUMENT} 0 R/ParentTree ${parentTree} 0 R/ParentTreeNextKey ${this.keys + (signing ? 1 : 0)}>>`);
+    object(parentTree, `<</Kids [${refs(signing ? [...this.parentTrees, signing.leaf] : this.parentTrees)}]>>`);
     object(OUTLINES, `<</Type/Outlines/First ${this.firstItem} 0 R/Last ${this.previousItem} 0 R/Count ${this.parts.length}>>`);
     // The document information and the XMP packet say the same (PDF/A and PDF/UA ask for both, equal).
     const meta = { title: informationText(options.title), subject: informationText(options.subject), keywords: options.keywords.map(informationText), date: options.date, language };
@@ -269,7 +305,8 @@ class Merger {
     object(
       catalog,
       `<</Type/Catalog/Pages ${PAGES} 0 R/Outlines ${OUTLINES} 0 R/PageMode/UseOutlines/StructTreeRoot ${structTreeRoot} 0 R/MarkInfo<</Marked true>>` +
-        `/Lang ${PDFString.of(language).toString()}/ViewerPreferences<</DisplayDocTitle true>>/Metadata ${metadata} 0 R${intent}>>`,
+        `/Lang ${PDFString.of(language).toString()}/ViewerPreferences<</DisplayDocTitle true>>/Metadata ${metadata} 0 R${intent}` +
+        `${signing ? `/AcroForm ${serialize(signatureAcroForm(new ObjectRef(field)))}` : ""}>>`,
     );
     // The XMP packet uncompressed, as PDF/A wants it.
     const xmp = xmpMetadata(meta, true, pdfA);
@@ -282,6 +319,37 @@ class Merger {
     // The file identifier: from the documents' own and the metadata.
     const id = this.id.update(JSON.stringify([meta.title, meta.subject, meta.keywords, meta.date.toISOString(), language])).digest("hex");
     await this.xref.writeDeflated(this.file, this.next, `/Root ${catalog} 0 R/Info ${info} 0 R/ID [<${id}> <${id}>]`);
+    const tail = this.file.take();
+    if (signing) await fillSignature(tail, signing.slots, signing.sign, this.streamed);
+    return tail;
+  }
+
+  /**
+   * The signature's objects: its field (merged with the widget) and Form element, packed; the
+   * ParentTree leaf of the widget's key (the key after every document's); the empty appearance and
+   * the signature dictionary written at once (the dictionary stays in the tail until it is filled).
+   */
+  private async signatureObjects(signature: PdfSignatureOptions, packed: PackedObjects, language: string) {
+    const cms = await loadCms();
+    const text = (s: string | undefined): string | undefined => (typeof s === "string" ? informationText(s) : undefined);
+    const words = wordsFor(language);
+    const slots = new SignatureSlots({
+      signedAt: signature.signedAt,
+      reason: text(signature.reason),
+      name: text(signature.name),
+      description: signature.name ? `${words.signature}: ${text(signature.name)}` : words.signature,
+      contentsBytes: cms.cmsRoom(signature.signer.chain),
+    });
+    const [form, leaf, appearance, dictionary] = [this.next++, this.next++, this.next++, this.next++];
+    const key = this.keys;
+    const object = (number: number, text: string): void => void packed.begin(number, text.length).text(text).end();
+    object(form, `<</S/Form/P ${DOCUMENT} 0 R/K <</Type/OBJR/Obj ${this.field} 0 R/Pg ${this.signedPage} 0 R>>>>`);
+    object(leaf, `<</Limits [${key} ${key}]/Nums [${key} ${form} 0 R]>>`);
+    object(this.field, serialize(signatureWidget(slots, new ObjectRef(dictionary), new ObjectRef(appearance), new ObjectRef(this.signedPage), key)));
+    const empty = new Stream(EMPTY_APPEARANCE, new Uint8Array(0));
+    writeStreamObject(this.file, this.xref, appearance, Buffer.from(streamDict(empty), "latin1"), empty.data);
+    writeUnpackedObject(this.file, this.xref, dictionary, signatureDictionary(slots));
+    return { form, leaf, slots, sign: (digest: Uint8Array) => cms.signedData(digest, signature.signer) };
   }
 }
 

@@ -22,7 +22,7 @@ import { codeOnPages, sizedCode, styleWithCode } from "./pageCode";
 import { PAPER_SIZES } from "./paper";
 import { assemblePdf, DocumentImages, informationText } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
-import { fillSignature, SignatureSlots } from "./signature";
+import { fillSignature, loadCms, SignatureSlots } from "./signature";
 import { defaultStyle } from "./style";
 import { Structure } from "./tags";
 import { holds, type DocumentTemplate } from "./template";
@@ -50,10 +50,6 @@ function templateText(template: DocumentTemplate | undefined): string {
   const lines = pageLineParts(template);
   return [...lines, template.watermark?.text, ...(template.sections ?? []).flatMap((s) => [s.displayTitle, ...(s.fields ?? []).map((f) => f.displayLabel)])].filter(Boolean).join("\n");
 }
-
-/** The CMS module (pkijs), loaded on the first signed PDF and kept (a dynamic import() resolves the module again each time). */
-let cmsModule: Promise<typeof import("../signing/cms.js")> | undefined;
-const loadCms = (): Promise<typeof import("../signing/cms.js")> => (cmsModule ??= import("../signing/cms.js"));
 
 /** Renders an object instance to a PDF. Deterministic: the same input gives the same bytes (but for a signature's CMS). */
 export async function renderInstancePdf(instance: PrintableInstance, options: RenderOptions): Promise<RenderedPdf> {

@@ -12,8 +12,12 @@
 // /Contents string. PDF/UA-1: 7.18.1 the field's /TU, 7.18.3 its page's /Tabs /S, 7.18.4 the widget
 // under a Form structure element (pdf.ts adds it).
 
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { Hex, Literal, pdfDate, Placeholder, Ref, Stream, Unpacked, type Dict, type PdfObjects } from "./objects";
+
+/** The CMS module (pkijs), loaded on the first signed PDF and kept (a dynamic import() resolves the module again each time). */
+let cmsModule: Promise<typeof import("../signing/cms.js")> | undefined;
+export const loadCms = (): Promise<typeof import("../signing/cms.js")> => (cmsModule ??= import("../signing/cms.js"));
 
 /** The field's name (/T): a document has one signature field. */
 export const SIGNATURE_FIELD_NAME = "Signature1";
@@ -57,27 +61,38 @@ export class SignatureSlots {
  * (tagged files). Returns the catalog's /AcroForm.
  */
 export function addSignatureField(objects: PdfObjects, slots: SignatureSlots, field: Ref, page: Ref, structParent?: number): Dict {
-  const { spec } = slots;
-  const signature = objects.add(
-    new Unpacked({
-      Type: "Sig",
-      Filter: "Adobe.PPKLite",
-      SubFilter: "ETSI.CAdES.detached",
-      M: pdfDate(spec.signedAt),
-      Reason: spec.reason === undefined ? undefined : Hex.ofText(spec.reason),
-      Name: spec.name === undefined ? undefined : Hex.ofText(spec.name),
-      ByteRange: slots.byteRange,
-      Contents: slots.contents,
-    }),
-  );
+  const signature = objects.add(signatureDictionary(slots));
   // An empty appearance of zero size: PDF/A-2 wants a normal appearance for every widget.
-  const appearance = objects.add(new Stream({ Type: "XObject", Subtype: "Form", BBox: [0, 0, 0, 0] }, new Uint8Array(0)));
-  objects.set(field, {
+  const appearance = objects.add(new Stream(EMPTY_APPEARANCE, new Uint8Array(0)));
+  objects.set(field, signatureWidget(slots, signature, appearance, page, structParent));
+  return signatureAcroForm(field);
+}
+
+/** The signature dictionary, with its two placeholders: never in an object stream (Unpacked). */
+export function signatureDictionary({ spec, byteRange, contents }: SignatureSlots): Unpacked {
+  return new Unpacked({
+    Type: "Sig",
+    Filter: "Adobe.PPKLite",
+    SubFilter: "ETSI.CAdES.detached",
+    M: pdfDate(spec.signedAt),
+    Reason: spec.reason === undefined ? undefined : Hex.ofText(spec.reason),
+    Name: spec.name === undefined ? undefined : Hex.ofText(spec.name),
+    ByteRange: byteRange,
+    Contents: contents,
+  });
+}
+
+/** The dictionary of the widget's empty appearance (a stream of no bytes). */
+export const EMPTY_APPEARANCE: Dict = { Type: "XObject", Subtype: "Form", BBox: [0, 0, 0, 0] };
+
+/** The field merged with its widget: `signature` its dictionary, `appearance` its empty appearance, on `page`. */
+export function signatureWidget(slots: SignatureSlots, signature: Ref, appearance: Ref, page: Ref, structParent?: number): Dict {
+  return {
     Type: "Annot",
     Subtype: "Widget",
     FT: "Sig",
     T: new Literal(SIGNATURE_FIELD_NAME),
-    TU: Hex.ofText(spec.description),
+    TU: Hex.ofText(slots.spec.description),
     V: signature,
     // Invisible: zero size, Print and Locked (4 + 128), never Hidden or NoView (PDF/A-2 6.3.2).
     Rect: [0, 0, 0, 0],
@@ -85,7 +100,11 @@ export function addSignatureField(objects: PdfObjects, slots: SignatureSlots, fi
     P: page,
     AP: { N: appearance },
     StructParent: structParent,
-  });
+  };
+}
+
+/** The catalog's /AcroForm of a file whose one field is the signature `field`. */
+export function signatureAcroForm(field: Ref): Dict {
   // SignaturesExist and AppendOnly: a reader saves changes as an incremental update, after the signed bytes.
   return { Fields: [field], SigFlags: 3 };
 }
@@ -98,21 +117,25 @@ export class SignatureFillError extends Error {
 /**
  * Fills the signature of a file written with `slots`: its /ByteRange, then the CMS that `sign` makes
  * of the SHA-256 of the file but the /Contents string, as hex into that string. Changes and returns
- * `bytes`.
+ * `bytes`. A file streamed as it is written (a merged PDF) hands only its tail, which must hold the
+ * signature dictionary: `streamed` says how many bytes went before it, and their hash so far.
  */
-export async function fillSignature(bytes: Uint8Array, slots: SignatureSlots, sign: (digest: Uint8Array) => Promise<Uint8Array>): Promise<Uint8Array> {
+export async function fillSignature(bytes: Uint8Array, slots: SignatureSlots, sign: (digest: Uint8Array) => Promise<Uint8Array>, streamed?: { bytes: number; hash: Hash }): Promise<Uint8Array> {
   const { byteRange, contents } = slots;
-  const holeStart = contents.offset;
+  const base = streamed?.bytes ?? 0;
+  // Offsets in `bytes`: the placeholders' are the file's.
+  const holeStart = contents.offset - base;
   const holeEnd = holeStart + contents.text.length;
-  if (byteRange.offset < 0 || holeStart < 0 || holeEnd > bytes.length || bytes[holeStart] !== 0x3c || bytes[holeEnd - 1] !== 0x3e) {
-    throw new SignatureFillError("the signature's /Contents is not where the file writer said (written into an object stream?)");
+  const rangeAt = byteRange.offset - base;
+  if (byteRange.offset < 0 || contents.offset < 0 || rangeAt < 0 || holeStart < 0 || holeEnd > bytes.length || bytes[holeStart] !== 0x3c || bytes[holeEnd - 1] !== 0x3e) {
+    throw new SignatureFillError("the signature's /Contents is not where the file writer said (written into an object stream, or streamed out already?)");
   }
-  const ranges = [0, holeStart, holeEnd, bytes.length - holeEnd];
+  const ranges = [0, base + holeStart, base + holeEnd, bytes.length - holeEnd];
   const text = `[ ${ranges.join(" ")}`;
   const width = byteRange.text.length - 2;
-  if (text.length > width) throw new SignatureFillError(`a byte range of ${bytes.length} bytes does not fit /ByteRange`);
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).write(text.padEnd(width, " "), byteRange.offset, "latin1");
-  const digest = createHash("sha256").update(bytes.subarray(0, holeStart)).update(bytes.subarray(holeEnd)).digest();
+  if (text.length > width) throw new SignatureFillError(`a byte range of ${base + bytes.length} bytes does not fit /ByteRange`);
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).write(text.padEnd(width, " "), rangeAt, "latin1");
+  const digest = (streamed?.hash ?? createHash("sha256")).update(bytes.subarray(0, holeStart)).update(bytes.subarray(holeEnd)).digest();
   const cms = await sign(digest);
   if (2 * cms.length > holeEnd - holeStart - 2) throw new SignatureFillError(`a CMS of ${cms.length} bytes is larger than the ${slots.spec.contentsBytes} bytes made room for`);
   // Upper-case hex over the leading zeros; the zeros after it stay (DER says where the CMS ends).

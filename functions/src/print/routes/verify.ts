@@ -47,8 +47,9 @@ export const verifyPdf = defineRoute({
           .nullable()
           .describe("The certificate the signature names as its signer's, trusted or not; null when unsigned or unreadable."),
         issuedHere: z.boolean().describe("This target printed this very file (its SHA-256 was recorded when it was printed signed, within the last 400 days)."),
-        objectInstanceId: z.string().optional().describe("When issuedHere: the object instance it shows."),
-        storagePath: z.string().optional().describe("When issuedHere: where it is stored, under generated-pdfs/."),
+        objectInstanceId: z.string().optional().describe("When issuedHere: the object instance it shows (none for a print job's merged PDF)."),
+        storagePath: z.string().optional().describe("When issuedHere: where it is stored, under generated-pdfs/ (a print job's: its output, the ZIP or the merged PDF)."),
+        printJobId: z.string().optional().describe("When issuedHere and a print job printed it: the job."),
       }),
     }),
   },
@@ -81,7 +82,7 @@ export const verifyPdf = defineRoute({
         signedAt: report.signedAt ?? null,
         signer: report.signer ?? null,
         issuedHere,
-        ...(record && { objectInstanceId: record.objectInstanceId, storagePath: record.storagePath }),
+        ...(record && { storagePath: record.storagePath, ...(record.objectInstanceId && { objectInstanceId: record.objectInstanceId }), ...(record.printJobId && { printJobId: record.printJobId }) }),
       },
     };
   },
