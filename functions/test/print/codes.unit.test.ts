@@ -73,11 +73,11 @@ describe("encodeCode and codeOperators", () => {
     }
   });
 
-  it("writes one path of rectangles with the symbol's bottom-left at (x, y), y upwards, and one fill", () => {
+  it("writes one path of rectangles in modules, y upwards, under a matrix that puts the symbol's bottom-left at (x, y) at its size, and one fill", () => {
     const symbol: CodeSymbol = { kind: "qr", width: 3, height: 2, rects: [0, 0, 3, 1, 1, 1, 1, 1], quietZone: 4 };
     const out = new ContentBytes();
     codeOperators(out, symbol, 10, 20, 10, 5, "0.1 0.2 0.3");
-    expect(Buffer.from(out.view).toString("latin1")).toBe("0.1 0.2 0.3 rg 10 22.5 10 2.5 re 13.33 20 3.34 2.5 re f");
+    expect(Buffer.from(out.view).toString("latin1")).toBe("q 3.3333 0 0 2.5 10 20 cm 0.1 0.2 0.3 rg 0 1 3 1 re 1 0 1 1 re f Q");
   });
 
   it("refuses with CodeNotEncodable what a symbology cannot carry, saying why", async () => {

@@ -122,15 +122,15 @@ function matrixRects(pixs: ArrayLike<number | boolean>, columns: number, rows: n
   return rects;
 }
 
-const hundredths = (v: number): number => Math.round(v * 100) / 100;
-
 /** A symbol's operators as last written, by where and how big: a document drawn again (a preview, a reprint) copies them. */
 const drawn = new WeakMap<CodeSymbol, { key: string; bytes: Uint8Array }>();
 
 /**
  * Writes the symbol's dark modules as filled rectangles (one path, one `f`) into `out`, the symbol's
  * bottom-left corner (without its quiet zone) at (x, y) in PDF points, `width` x `height` points, in fill colour `color` (PDF operands such as "0 0 0").
- * Only path operators: the caller wraps them in marked content.
+ * The rectangles are in modules, whole numbers, under a matrix that scales a module to its size: a
+ * third of the bytes that points would take (a QR code of a URL is some 300 runs), which the page's
+ * deflate pays for on every render. Only path and graphics-state operators: the caller wraps them in marked content.
  */
 export function codeOperators(out: ContentBytes, symbol: CodeSymbol, x: number, y: number, width: number, height: number, color: string): void {
   const key = `${x} ${y} ${width} ${height} ${color}`;
@@ -139,22 +139,16 @@ export function codeOperators(out: ContentBytes, symbol: CodeSymbol, x: number, 
     out.copy(kept.bytes);
     return;
   }
-  const ops = new ContentBytes(symbol.rects.length * 24 + 64);
-  const sx = width / symbol.width;
-  const sy = height / symbol.height;
-  const top = y + height;
+  const ops = new ContentBytes(symbol.rects.length * 12 + 96);
   const r = symbol.rects;
-  ops.text(color).text(" rg");
-  for (let i = 0; i < r.length; i += 4) {
-    // Edges rounded as the stream writes them, from the origin each: neighbouring modules meet without a seam or overlap.
-    const left = hundredths(x + r[i] * sx);
-    const right = hundredths(x + (r[i] + r[i + 2]) * sx);
-    const upper = hundredths(top - r[i + 1] * sy);
-    const lower = hundredths(top - (r[i + 1] + r[i + 3]) * sy);
-    ops.byte(0x20).num(left).byte(0x20).num(lower).byte(0x20).num(right - left).byte(0x20).num(upper - lower).text(" re");
-  }
-  ops.text(" f");
+  // y upwards from the symbol's bottom edge, as PDF's: a rectangle's lower edge is its row's bottom.
+  ops.text(`q ${matrixNumber(width / symbol.width)} 0 0 ${matrixNumber(height / symbol.height)} ${matrixNumber(x)} ${matrixNumber(y)} cm ${color} rg`);
+  for (let i = 0; i < r.length; i += 4) ops.byte(0x20).num(r[i]).byte(0x20).num(symbol.height - r[i + 1] - r[i + 3]).byte(0x20).num(r[i + 2]).byte(0x20).num(r[i + 3]).text(" re");
+  ops.text(" f Q");
   const bytes = ops.view.slice();
   drawn.set(symbol, { key, bytes });
   out.copy(bytes);
 }
+
+/** A matrix entry to 1/10,000 point: the symbol's size and place exact to well under a device pixel. */
+const matrixNumber = (v: number): string => String(Math.round(v * 10_000) / 10_000);
