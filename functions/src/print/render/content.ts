@@ -24,6 +24,15 @@ export function num(v: number): string {
   return Object.is(r, -0) ? "0" : String(r);
 }
 
+/** The parts of the graphics state that ContentBytes keeps: fill and stroke colours (PDF operands), line width, font (resource name and size). */
+export interface GraphicsState {
+  fillColor?: string;
+  strokeColor?: string;
+  lineWidth?: number;
+  fontResource?: string;
+  fontSize?: number;
+}
+
 /** Whole numbers written digit by digit (below this; String() writes the rest, as it writes every number this writes). */
 const DIGITS_UP_TO = 1e15;
 
@@ -38,6 +47,13 @@ export class ContentBytes {
   length = 0;
   /** Entries begun so far. */
   entries = 0;
+  /**
+   * The graphics state the operators so far leave, where the drawing stage knows it (a part absent:
+   * unknown): a colour, line width or font already in force is not written again (a table's rules
+   * and lines are most of a long document's operators). Bytes copied in leave it unknown; a writer
+   * of q ... Q puts back what it was before the q.
+   */
+  state: GraphicsState = {};
 
   constructor(size = 4096) {
     this.bytes = new Uint8Array(size);
@@ -73,8 +89,9 @@ export class ContentBytes {
     return this;
   }
 
-  /** Bytes as they are. */
+  /** Bytes as they are (the graphics state they leave unknown). */
   copy(b: Uint8Array): this {
+    this.state = {};
     this.room(b.length);
     this.bytes.set(b, this.length);
     this.length += b.length;
@@ -279,7 +296,11 @@ class LineWriter {
     this.face = face;
     this.pen = 0;
     this.at = 0;
+    const { state } = this.out;
+    if (state.fontResource === use.resource && state.fontSize === this.size) return;
     this.out.byte(0x2f).text(use.resource).byte(0x20).num(this.size).text(" Tf ");
+    state.fontResource = use.resource;
+    state.fontSize = this.size;
   }
 
   /** Opens the sequence the operators want, closing the one open. */

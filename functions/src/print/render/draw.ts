@@ -8,7 +8,7 @@
 // The layout hands each box over as it places it, so glyphs get their codes (fontUse.ts) in the
 // order they are placed; what it takes back (a heading kept with what follows) is cut from the page.
 
-import { ContentBytes, lineOperators, type MarkOpener } from "./content";
+import { ContentBytes, lineOperators, type GraphicsState, type MarkOpener } from "./content";
 import type { DocumentFonts } from "./fontUse";
 import type { DocumentImages } from "./pdf";
 import type { TextStyle } from "./style";
@@ -29,6 +29,9 @@ export interface DrawnSoFar {
   contentEntries: number;
   artifacts: number;
   artifactEntries: number;
+  /** The graphics state each buffer left then (ContentBytes). */
+  contentState: GraphicsState;
+  artifactState: GraphicsState;
   marks: number;
   /** Kids of the element whose content was drawn after (its marks). */
   element: number;
@@ -51,7 +54,9 @@ function towers(line: Line): boolean {
 export function showLine(out: ContentBytes, fonts: DocumentFonts, style: TextStyle, left: number, width: number, baseline: number, line: Line, right: boolean, mark?: MarkOpener): void {
   if (line.pieces.length === 0) return;
   const x = right ? left + width - (line.width * style.size) / 1000 : left;
-  out.text(style.color).text(" rg BT ").num(x).byte(0x20).num(baseline).text(" Td ");
+  if (out.state.fillColor !== style.color) out.text(style.color).text(" rg ");
+  out.state.fillColor = style.color;
+  out.text("BT ").num(x).byte(0x20).num(baseline).text(" Td ");
   lineOperators(out, fonts, line, style.size, mark);
   out.text("ET");
 }
@@ -97,6 +102,8 @@ export class Pages {
       contentEntries: content.entries,
       artifacts: artifacts.length,
       artifactEntries: artifacts.entries,
+      contentState: { ...content.state },
+      artifactState: { ...artifacts.state },
       marks: this.structure.marks[page]?.length ?? 0,
       element,
       kids: this.structure.kidCounts[element],
@@ -114,6 +121,8 @@ export class Pages {
     this.content.entries = from.contentEntries;
     this.artifacts.length = from.artifacts;
     this.artifacts.entries = from.artifactEntries;
+    this.content.state = { ...from.contentState };
+    this.artifacts.state = { ...from.artifactState };
     this.structure.unmark(from.element, from.page, from.marks, from.kids);
   }
 
@@ -128,6 +137,8 @@ export class Pages {
     const wide = (line.width * style.size) / 1000 > width + 0.01;
     const tagged = element !== undefined && this.structure.tagged;
     const out = (element === undefined ? this.artifacts : this.content).entry();
+    // What a clipped line sets is undone by its Q.
+    const before = tall || wide ? { ...out.state } : undefined;
     if (tall || wide) {
       out.text(tagged ? "q /Artifact BMC " : "q ");
       out.num(wide ? left : left - style.size / 4).byte(0x20).num(baseline - 0.45 * style.size).byte(0x20);
@@ -140,7 +151,10 @@ export class Pages {
     } else {
       showLine(out, this.fonts, style, left, width, baseline, line, right);
     }
-    if (tall || wide) out.text(" Q");
+    if (tall || wide) {
+      out.text(" Q");
+      out.state = before!;
+    }
   }
 
   /** The element whose line `text` is drawing, for openMarkOfElement: one opener for every line (a closure per line cost 5 µs a page, measured). */
@@ -163,11 +177,20 @@ export class Pages {
 
   /** A straight line from (x1, y1) to (x2, y2). */
   line(x1: number, y1: number, x2: number, y2: number, width: number, color: string): void {
-    this.artifacts.entry().text(color).text(" RG ").num(width).text(" w ").num(x1).byte(0x20).num(y1).text(" m ").num(x2).byte(0x20).num(y2).text(" l S");
+    const out = this.artifacts.entry();
+    const { state } = out;
+    if (state.strokeColor !== color) out.text(color).text(" RG ");
+    if (state.lineWidth !== width) out.num(width).text(" w ");
+    state.strokeColor = color;
+    state.lineWidth = width;
+    out.num(x1).byte(0x20).num(y1).text(" m ").num(x2).byte(0x20).num(y2).text(" l S");
   }
 
   fill(x: number, y: number, w: number, h: number, color: string): void {
-    this.artifacts.entry().text(color).text(" rg ").num(x).byte(0x20).num(y).byte(0x20).num(w).byte(0x20).num(h).text(" re f");
+    const out = this.artifacts.entry();
+    if (out.state.fillColor !== color) out.text(color).text(" rg ");
+    out.state.fillColor = color;
+    out.num(x).byte(0x20).num(y).byte(0x20).num(w).byte(0x20).num(h).text(" re f");
   }
 
   /**

@@ -29,6 +29,8 @@ function rule(out: ContentBytes, style: DocumentStyle, band: Band, y: number, mi
   const x = mirror ? style.page.width - band.x - band.width : band.x;
   out.entry().text(style.colors.rule).text(" RG ").num(style.hairline).text(" w ").num(x).byte(0x20).num(y);
   out.text(" m ").num(x + band.width).byte(0x20).num(y).text(" l S");
+  out.state.strokeColor = style.colors.rule;
+  out.state.lineWidth = style.hairline;
 }
 
 /** The running header of pages after the first: the title on one line, and a rule (its operators, copied onto each page as it starts). */
@@ -155,9 +157,11 @@ export function watermarks(layout: Layout, text: string): boolean {
     if (pages.structure.tagged) out.text("/Artifact <</Type /Pagination /Subtype /Watermark>> BDC ");
     // Extractors read a diagonal line a glyph to a line: its text as one (poppler reads ActualText on a Span only).
     out.text("/Span <</ActualText <FEFF").text(utf16Hex(text)).text(">>> BDC q /GSw gs ");
+    const before = { ...out.state };
     out.text(WATERMARK_GREY).text(" rg BT ").num(cos).byte(0x20).num(sin).byte(0x20).num(-sin).byte(0x20).num(cos).byte(0x20).num(x).byte(0x20).num(y).text(" Tm ");
     lineOperators(out, pages.fonts, line, size);
     out.text(" ET Q EMC");
+    out.state = before;
     if (pages.structure.tagged) out.text(" EMC");
   }
   return true;
