@@ -319,43 +319,54 @@ export class Paragraph {
     if (hyphenate) end--;
     let width = hyphen?.advance ?? 0;
     for (let i = start; i < end; i++) width += this.advance[i];
-    const pieces: { piece: Piece; level: number }[] = [];
+    // The pieces, and their bidi levels apart (no object per piece around it: a line is made for
+    // every line of every cell, and those were a fifth of a long table's garbage).
+    const pieces: Piece[] = [];
+    const levels: number[] = [];
     // Runs are in text order: from the one that holds `start` to the last that begins before `end`.
     for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
-      const [from, to] = run.start >= start && run.end <= end ? [run.first, run.last] : sliceRun(this.glyphs, run, start, end);
-      if (to > from) pieces.push({ piece: { face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source }, level: run.level });
+      let from = run.first;
+      let to = run.last;
+      if (run.start < start || run.end > end) [from, to] = sliceRun(this.glyphs, run, start, end);
+      if (to <= from) continue;
+      pieces.push({ face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source });
+      levels.push(run.level);
     }
     if (hyphen) {
       const level = this.runs[this.runIndex(end)].level;
       const at = this.glyphs.push(hyphen.gid, hyphen.advance, 0, 0, end, end + 1);
-      pieces.push({ piece: { face: hyphen.face, rtl: level % 2 === 1, glyphs: this.glyphs, start: at, end: at + 1, source: this.source }, level });
+      pieces.push({ face: hyphen.face, rtl: level % 2 === 1, glyphs: this.glyphs, start: at, end: at + 1, source: this.source });
+      levels.push(level);
     }
     let maxLevel = 0;
     let minOdd = Infinity;
-    for (const p of pieces) {
-      maxLevel = Math.max(maxLevel, p.level);
-      if (p.level % 2 === 1) minOdd = Math.min(minOdd, p.level);
+    for (const level of levels) {
+      if (level > maxLevel) maxLevel = level;
+      if (level % 2 === 1 && level < minOdd) minOdd = level;
     }
     // Reversed in place: a line of zero-width characters can hold any number of pieces, and a
     // spread of them into splice's arguments would overflow the stack.
     for (let level = maxLevel; level >= minOdd; level--) {
       for (let i = 0; i < pieces.length; ) {
-        if (pieces[i].level < level) {
+        if (levels[i] < level) {
           i++;
           continue;
         }
         let j = i;
-        while (j < pieces.length && pieces[j].level >= level) j++;
+        while (j < pieces.length && levels[j] >= level) j++;
         for (let a = i, b = j - 1; a < b; a++, b--) {
           const swap = pieces[a];
           pieces[a] = pieces[b];
           pieces[b] = swap;
+          const swapLevel = levels[a];
+          levels[a] = levels[b];
+          levels[b] = swapLevel;
         }
         i = j;
       }
     }
-    return { pieces: pieces.map((p) => p.piece), width, rtl: this.rtl, text: this.text, start };
+    return { pieces, width, rtl: this.rtl, text: this.text, start };
   }
 }
 
