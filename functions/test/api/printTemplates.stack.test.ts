@@ -8,7 +8,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedStack } from "../../stack/seedStack";
 import { call, idTokenFor } from "../helpers";
-import { apiUrl, freshUid, readDoc } from "./fixtures";
+import { apiUrl, firestore, freshUid, readDoc } from "./fixtures";
 
 const PASSWORD = "templates-password";
 const ORG = freshUid("tpl-org");
@@ -236,6 +236,29 @@ describe("print templates: /api/{target}/print-templates", () => {
     expect((await put(PATHS.other, "kept", { ...LETTER, name: "Theirs" }, "otherAdmin")).json.data).toMatchObject({ source: OTHER_DOC, version: 1 });
     expect(await readDoc(`${TENANT_DOC}/printTemplates/kept`)).toMatchObject({ name: "Letter", version: 1 });
     expect((await get(PATHS.tenant, "kept")).json.data).toMatchObject({ name: "Letter", source: TENANT_DOC });
+  });
+
+  it("holds at most 100 templates of a target's own: the 101st is 409 and writes nothing; a save of an existing one, or a new one after a deletion, goes through", async () => {
+    const held = `${DIVISION_DOC}/printTemplates`;
+    const batch = firestore().batch();
+    for (let i = 0; i < 100; i++) batch.set(firestore().doc(`${held}/t${String(i).padStart(3, "0")}`), { ...LETTER, name: `Letter ${i}`, version: 1 });
+    await batch.commit();
+    try {
+      const refused = await put(PATHS.division, "one-more", LETTER);
+      expect(refused.status).toBe(409);
+      expect(refused.json.message).toContain("holds 100 print templates");
+      expect(await readDoc(`${held}/one-more`)).toBeUndefined();
+      expect(await events(PATHS.division, "print_template.saved", "one-more")).toEqual([]);
+      // Replacing one of the hundred is a save like any other.
+      expect((await put(PATHS.division, "t007", { ...LETTER, name: "Letter 7 (2)" })).json.data).toMatchObject({ version: 2, own: true });
+      expect((await remove(PATHS.division, "t042")).status).toBe(200);
+      expect((await put(PATHS.division, "one-more", LETTER)).json.data).toMatchObject({ version: 1, source: DIVISION_DOC });
+    } finally {
+      const all = await firestore().collection(held).get();
+      const cleanup = firestore().batch();
+      for (const doc of all.docs) cleanup.delete(doc.ref);
+      await cleanup.commit();
+    }
   });
 
   it("answers 405 for a method the routes do not take", async () => {

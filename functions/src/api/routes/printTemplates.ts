@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { auditInTransaction } from "../../audit";
-import { firestoreSdk } from "../../firebase";
-import { notFound } from "../../http/errors";
+import { db, firestoreSdk } from "../../firebase";
+import { conflict, notFound } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { printTemplateSchema, TEMPLATE_LIMITS } from "../../print/templates/schema";
-import { storedVersion, templateDocument, templateNotOnChain, templateOnChain, templatePath, templatesOnChain, type ChainTemplate } from "../../print/templates/store";
+import { storedVersion, templateDocument, templateNotOnChain, templateOnChain, templatePath, templatesOnChain, templatesPath, type ChainTemplate } from "../../print/templates/store";
 
 // A target's print templates (issue 35): read, saved and deleted by its ADMINs, like its print
 // settings. A template is found on the target's chain (its own first, then each target above it);
@@ -84,8 +84,15 @@ export const putPrintTemplate = defineRoute({
   response: templateResponse("The template as saved, with its new version."),
   errors: {
     400: "A template the schema refuses: an unknown field, a value out of range, an unknown placeholder, over 200 sections or 2,000 fields, over 64 KiB of JSON (the message names the JSON path of each problem).",
+    409: "A new template on a target that already holds 100 of its own: delete one first.",
   },
   async handle({ access, caller, params, body: template, docs: [previous], tx }) {
+    // A new template within the target's bound: the list reads them all, and each print queries them.
+    // Read in the transaction, so that two saves at once cannot both take the last place.
+    if (!previous.exists) {
+      const own = await tx.get(db().collection(templatesPath(access.path)).select().limit(TEMPLATE_LIMITS.perTarget));
+      if (own.size >= TEMPLATE_LIMITS.perTarget) throw conflict(`This target holds ${TEMPLATE_LIMITS.perTarget} print templates, as many as a target may: delete one before saving a new one (saving an existing one is always possible).`);
+    }
     const version = (storedVersion(previous.data()) ?? 0) + 1;
     // The function's clock rather than the server's: the answer shows the time it stored.
     const updatedAt = firestoreSdk().Timestamp.now();

@@ -8,7 +8,7 @@ import { BIDI_CONTROL_MESSAGE, HAS_BIDI_CONTROL } from "../render/text/bidiContr
 import { CODE_KINDS, CODE_POSITIONS, lineProblem, type DocumentTemplate } from "../render/template";
 
 /** Bounds of one template (issue 35): its JSON, its sections, its fields in all, a line of text. */
-export const TEMPLATE_LIMITS = { bytes: 64 * 1024, sections: 200, fields: 2_000, line: 200, objectTypeNames: 100 } as const;
+export const TEMPLATE_LIMITS = { bytes: 64 * 1024, sections: 200, fields: 2_000, line: 200, objectTypeNames: 100, perTarget: 100 } as const;
 
 /** One line of text: no control characters, no bidi controls (a report's text reads as stored), at most 200 characters. */
 const line = (description: string) =>
