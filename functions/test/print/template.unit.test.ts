@@ -137,6 +137,8 @@ describe("the document model under a template", () => {
     expect(model.fieldText("Standards")).toBe("\u2022 EN 12953\n\u2022 PED");
     expect(model.fieldText("Remarks")).toBe("");
     expect(model.fieldText("Nope")).toBeUndefined();
+    // A picture has no text a line could show.
+    expect(model.fieldText("Front")).toBeNull();
   });
 });
 
@@ -190,6 +192,13 @@ describe("a templated PDF", () => {
     const pdf = await render({ header: { right: "{field:Nope}" }, others: "hide", sections: [{ title: "Details" }] });
     expect(pdf.pageCount).toBe(1);
     expect(pdf.warnings).toEqual([expect.stringMatching(/^\{field:Nope\} has no value here/)]);
+  });
+
+  it("reports a {field:...} of a picture as printed as nothing, once, rather than printing nothing silently", async () => {
+    const pdf = await render({ header: { left: "Ref {field:Front}", right: "{field:Front}", firstPage: true }, others: "hide", sections: [{ title: "Details" }] });
+    expect(pdf.warnings).toEqual(["{field:Front} is a table or a picture, which a line cannot show: printed as nothing"]);
+    expect(text(pdf.bytes)).toContain("Ref");
+    expect(text(pdf.bytes)).not.toContain("front.jpg");
   });
 
   it("lays the watermark over every page's content, translucent, outside the structure tree, its text extractable", async () => {

@@ -70,7 +70,13 @@ export type LineFiller = (line: TemplateLine, i: number, pages: number) => strin
 /** A template's text with its placeholders filled (`values` and the instance's fields); one without a value here is a warning. */
 export function filler(model: DocumentModel, values: Partial<Record<PlaceholderName, string>>, warnings: Set<string>): (text: string, page?: { i: number; pages: number }) => string {
   const unknown = (placeholder: string) => warnings.add(`${placeholder} has no value here (no such field, or a page number outside a header or footer): printed as nothing`);
-  return (text, page) => fillLine(text, page ? { ...values, page: String(page.i + 1), pages: String(page.pages) } : values, model.fieldText, unknown);
+  const field = (label: string): string | undefined => {
+    const text = model.fieldText(label);
+    if (text !== null) return text;
+    warnings.add(`{field:${label}} is a table or a picture, which a line cannot show: printed as nothing`);
+    return "";
+  };
+  return (text, page) => fillLine(text, page ? { ...values, page: String(page.i + 1), pages: String(page.pages) } : values, field, unknown);
 }
 
 /** Fills a template's lines for each page. */

@@ -33,8 +33,8 @@ export interface DocumentModel {
   /** The target's display name (the head of the first page). */
   targetName: string;
   sections: Section[];
-  /** The formatted value of the instance's first field of a label ({field:<label>}; undefined: none). */
-  fieldText: (label: string) => string | undefined;
+  /** The formatted value of the instance's first field of a label ({field:<label>}; undefined: none; null: a table or picture, which a line cannot show). */
+  fieldText: (label: string) => string | null | undefined;
   /** The stored value of the instance's first field of a label (a template's conditions). */
   field: FieldLookup;
   /** What a template names that the instance lacks (for the preview). */
@@ -205,7 +205,7 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
     fieldText: (label) => {
       const b = firstBlock(label);
       if (b === undefined) return undefined;
-      return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : "";
+      return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : null;
     },
     warnings: [],
   };
