@@ -82,7 +82,7 @@ export const verifyPdf = defineRoute({
         signedAt: report.signedAt ?? null,
         signer: report.signer ?? null,
         issuedHere,
-        ...(record && { storagePath: record.storagePath, ...(record.objectInstanceId && { objectInstanceId: record.objectInstanceId }), ...(record.printJobId && { printJobId: record.printJobId }) }),
+        ...(record && { ...(record.objectInstanceId && { objectInstanceId: record.objectInstanceId }), storagePath: record.storagePath, ...(record.printJobId && { printJobId: record.printJobId }) }),
       },
     };
   },
