@@ -319,6 +319,31 @@ describe("print jobs of a target with sign on", () => {
     expect(res.json.data.objectInstanceId).toBeUndefined();
   }, 120_000);
 
+  // A finishing task that runs again once the signed output is stored (a duplicate delivery, or the
+  // reaper finishing a job whose final update was lost) keeps it: signed anew it would be other bytes
+  // than those recorded, served after the job said it was ready. Here the job is put back to running,
+  // its chunks done and its parts already deleted, and the status read that reaps it runs the finish again.
+  it("keep a stored signed merged PDF when the finish runs again: the same bytes, still recorded", async () => {
+    const done = await job("merged");
+    expect(done.status).toBe("succeeded");
+    const first = await download(done.result.downloadUrl);
+    const { FieldValue, Timestamp } = await import("firebase-admin/firestore");
+    const gone = FieldValue.delete();
+    await firestore()
+      .doc(`tenants/${tenant.id}/printJobs/${done.jobId}`)
+      .update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone });
+    const deadline = Date.now() + 60_000;
+    let again;
+    for (;;) {
+      again = (await call(`${BASES.print.functionUrl}${tenant.target}/print-jobs/${done.jobId}`, { auth: { bearer: reader } })).json.data;
+      if (again.finishedAt !== null || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(again).toMatchObject({ status: "succeeded", result: { storagePath: done.result.storagePath, sizeBytes: done.result.sizeBytes } });
+    expect(Buffer.compare(Buffer.from(await download(again.result.downloadUrl)), Buffer.from(first))).toBe(0);
+    expect((await verify(first)).json.data).toMatchObject({ valid: true, issuedHere: true, printJobId: done.jobId });
+  }, 120_000);
+
   // The finishing task is delivered at least once: an upload that fails makes the queue run it again,
   // which merges and signs anew (another ECDSA signature); what is stored is signed, valid and recorded.
   it("sign the merged PDF again when its upload fails once and the queue retries the finish", async (context) => {

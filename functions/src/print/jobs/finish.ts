@@ -1,8 +1,9 @@
 // A print job's end: its chunks' PDFs streamed from their packs into one ZIP object (with
 // manifest.json) or merged into one PDF (render/merge.ts), the final status and result written in
 // one update, then the packs deleted. Idempotent: a finishing task run twice writes the same archive
-// (entries in chunk order, fixed times) or PDF (the merge depends only on its documents and the job)
-// and changes nothing once the job is final, but deletes what packs are left.
+// (entries in chunk order, fixed times) or PDF (the merge depends only on its documents and the job;
+// a signed one, whose signature is new each time, is kept once stored) and changes nothing once the
+// job is final, but deletes what packs are left.
 
 import { createHash } from "node:crypto";
 import { Readable, Transform } from "node:stream";
@@ -114,36 +115,50 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
  * when the merge reaches it and written on before the next is read, so a worker holds one pack, a
  * chunk of the upload and the merge's own state (a few hundred bytes a document) whatever the job's size.
  * A signing target's merged PDF is signed as a whole as its last bytes are written, and recorded by
- * its SHA-256 (POST verify's issuedHere) before the job says it is ready. A second finishing task
- * writes it again with another signature (ECDSA's are not deterministic): both are recorded, the
- * stored one is the last.
+ * its SHA-256 (POST verify's issuedHere) before the upload ends, so that every stored signed PDF is
+ * one the verify route knows. Signatures are not deterministic (ECDSA): a finishing task that finds
+ * the signed output already stored (a duplicate delivery, or a retry after the job's update failed)
+ * keeps it rather than storing other bytes under the same name.
  */
 async function writeMerged(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], printed: number) {
   if (printed === 0) return undefined;
-  const { mergedPdfStream } = await import("../render/merge.js");
   const storagePath = `${jobFolder(target, jobId)}/${jobId}.pdf`;
+  const signing = job.settings.sign === true;
+  if (signing && (await storageCall(() => defaultBucket().file(storagePath).exists()))[0]) return outputResult(storagePath, job);
+  const { mergedPdfStream } = await import("../render/merge.js");
+  const { SignatureFillError } = await import("../render/signature.js");
   const packs = new PackReader(target, jobId);
   async function* documents() {
     for (const chunk of chunks) for (const file of chunk.files ?? []) yield { objectInstanceId: file.objectInstanceId, title: file.title, bytes: await packs.slice(file) };
   }
   // The signer first: a key that cannot sign is the 503 of signingUnavailable before anything is written.
-  const signer = job.settings.sign === true ? await serviceSigner() : undefined;
-  let signingFailure: unknown;
+  const signer = signing ? await serviceSigner() : undefined;
+  /** What failed that is not Storage's (signing, or recording the signed file): answered as itself, not as Storage's 503. */
+  let failure: unknown;
+  const failed = (error: unknown) => Promise.reject((failure ??= error));
   const signature = signer && {
-    signer: { chain: signer.chain, sign: (data: Uint8Array) => signer.sign(data).catch((error: unknown) => Promise.reject((signingFailure = error))) },
+    signer: { chain: signer.chain, sign: (data: Uint8Array) => signer.sign(data).catch(failed) },
     signedAt: job.createdAt.toDate(),
     reason: SIGNATURE_REASON,
     name: params.mailFromName.value(),
   };
   const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance, signature };
   const hash = createHash("sha256");
-  const hashed = new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, hash.update(chunk) && chunk) });
+  const hashed = new Transform({
+    transform: (chunk: Buffer, _encoding, done) => done(null, hash.update(chunk) && chunk),
+    // After the last byte and before the upload ends: no signed object is stored unrecorded.
+    flush: (done) => {
+      if (!signer) return done();
+      recordPrintedPdfs(target, [{ sha256: hash.digest("hex"), storagePath, printJobId: jobId }]).then(() => done(), (error: unknown) => failed(error).catch(done));
+    },
+  });
+  const merged = () => pipeline(mergedPdfStream(documents(), options), hashed, outputStream(storagePath, "application/pdf", job)).catch((error: unknown) => (error instanceof SignatureFillError ? failed(error) : Promise.reject(error)));
   try {
-    await storageCall(() => pipeline(mergedPdfStream(documents(), options), hashed, outputStream(storagePath, "application/pdf", job)), JOB_STORAGE_DEADLINE_MS);
+    await storageCall(merged, JOB_STORAGE_DEADLINE_MS);
   } catch (error) {
-    throw signingFailure === undefined ? error : signingUnavailable(signingFailure);
+    if (failure === undefined) throw error;
+    throw failure instanceof HttpError ? failure : signingUnavailable(failure);
   }
-  if (signer) await recordPrintedPdfs(target, [{ sha256: hash.digest("hex"), storagePath, printJobId: jobId }]);
   return outputResult(storagePath, job);
 }
 
