@@ -39,6 +39,12 @@ export function rawStream({ data, deflated }: StreamData, dict: Dict = {}): Stre
 
 /** Objects per object stream: large enough to compress well, small enough for readers to index. */
 const OBJECTS_PER_STREAM = 200;
+/**
+ * Deflate level of the cross-reference stream: its entries repeat so regularly that the fastest level
+ * comes within 1% of level 6's size at a third of its time (the 2,000-row table's 142 KB: 0.7 ms
+ * instead of 3.0 ms, 45.0 KB instead of 44.7; measured in a loop).
+ */
+const CROSS_REFERENCE_LEVEL = 1;
 /** Deflate level of object streams: structure elements are so alike that the fastest level compresses them nearly as well (measured). */
 const OBJECT_STREAM_LEVEL = 1;
 /**
@@ -47,7 +53,9 @@ const OBJECT_STREAM_LEVEL = 1;
  * deflate call meets cold caches there, three times its time in a loop), a twentieth of the page's
  * render, to save 4 KB; a long document's structure (hundreds of KB for a table of thousands of
  * cells) compresses to a fifth. Typst stores its structure uncompressed whatever the size. The other
- * objects (page tree, font dictionaries with their widths) are compressed from COMPRESS_FROM_BYTES.
+ * objects (page tree, font dictionaries with their widths) are compressed from COMPRESS_FROM_BYTES:
+ * stored as they are, a one-page document's 2.8 KB would make it 6% faster and 8% larger, and its
+ * untagged form larger than pdfmake's (measured in session 18).
  */
 export const COMPRESS_STRUCTURE_FROM_BYTES = 16 * 1024;
 
@@ -289,7 +297,7 @@ export class CrossReferences {
     const { width, chunks } = this.table(number + 1);
     const table = Buffer.concat([...chunks]);
     const compress = table.length >= COMPRESS_FROM_BYTES;
-    this.writeStream(file, number, trailer, width, start, compress ? [deflateSync(table)] : [table], compress);
+    this.writeStream(file, number, trailer, width, start, compress ? [deflateSync(table, { level: CROSS_REFERENCE_LEVEL })] : [table], compress);
   }
 
   /** write's, for a table of any size: deflated a chunk at a time, so that only its compressed bytes are held (millions of entries are tens of megabytes raw). */
