@@ -305,7 +305,7 @@ export class CrossReferences {
     const start = file.offset;
     this.set(number, 1, start, 0);
     const { width, chunks } = this.table(number + 1);
-    const deflate = createDeflate();
+    const deflate = createDeflate({ level: CROSS_REFERENCE_LEVEL });
     const compressed: Buffer[] = [];
     deflate.on("data", (chunk: Buffer) => compressed.push(chunk));
     for (const chunk of chunks) if (!deflate.write(chunk)) await once(deflate, "drain");
