@@ -144,9 +144,9 @@ const HINTS = {
     "The one-page render is dominated by fixed per-document costs: deflating the content stream and the structure, and its subsets when they are new " +
     "(a subset recurs across documents of one kind: fontUse.ts keeps them). See where the time goes (under the rendering table).",
   speed:
-    "Where the time goes (under the rendering table) says which stage to look at. Every PDF is byte for byte what it was (test/print/outputs.unit.test.ts): " +
-    "deflating content streams at level 3, the structure at level 1 and the cross-reference stream at level 6 is fixed by that; a lower level for " +
-    "content and the cross-reference stream would trade bytes for time (issue 37 allows 10% larger, pixel-identical pages).",
+    "Where the time goes (under the rendering table) says which stage to look at. Every PDF's pages look and read as they did (test/print/pages.unit.test.ts: " +
+    "poppler's pixels at 150 dpi and pdftotext's text, pinned apart from the bytes): content streams are deflated at level 3, the structure and the " +
+    "cross-reference stream at level 1; level 1 for content measured no faster inside renders (session 18), and deflate is a fifth of a long render.",
   firstPage:
     "The first render pays for what a process does once: ICU's data for the locale's formats, HarfBuzz (WebAssembly) started, each face's tables read " +
     "and HarfBuzz's shaping plans made, and V8 compiling the renderer's code; the CJK files are read in part (ttf.ts).",
