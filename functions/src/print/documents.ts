@@ -14,7 +14,7 @@ import { PRINT_LIMITS, assertPdfWithinLimits, assertWithinLimits, layoutLimitExc
 import { oneAtATime } from "./oneAtATime";
 import { plainData } from "./plainData";
 import { consumeQuotas } from "./rateLimit";
-import type { PreparedImage, PrintableInstance, RenderedPdf } from "./render";
+import type { PdfSignatureOptions, PreparedImage, PrintableInstance, RenderedPdf } from "./render";
 import type { DocumentTemplate } from "./render/template";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
@@ -98,10 +98,6 @@ export function contentDisposition(title: string): string {
   const encoded = encodeURIComponent(`${exact}.pdf`).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${safeFileName(title)}"; filename*=UTF-8''${encoded}`;
 }
-
-
-/** Storage calls, for the modules that import them from here. */
-export { storageCall };
 
 /** The instance's title, as printed and as named in mail and file names. */
 export const titleOf = (stored: FirebaseFirestore.DocumentData) => String(plainData(stored.title, firestoreSdk()) ?? "Untitled");
@@ -283,7 +279,7 @@ export async function renderStoredInstance(
       const images = await preparePictures(pictures, storageCall);
       const generatedAt = new Date();
       // The signature's time is the one printed on the page.
-      const signature = signer && { signer, signedAt: generatedAt, reason: SIGNATURE_REASON, name: params.mailFromName.value() };
+      const signature = signer && serviceSignature(signer, generatedAt);
       return renderInstancePdf(data, { instanceId, targetName: target.name, generatedAt, maxPages: PRINT_LIMITS.pages, maxLines: PRINT_LIMITS.lines, maxRuns: PRINT_LIMITS.runs, ...settings, images, logo: await (batch?.logo ?? preparedLogo(settings)), template, signature });
     });
     assertPdfWithinLimits(pdf.pageCount, pdf.bytes.length);
@@ -298,7 +294,10 @@ export async function renderStoredInstance(
 }
 
 /** The signature dictionary's /Reason: what readers show beside the signer. */
-export const SIGNATURE_REASON = "Issued by the print service: the document is unchanged since it was printed";
+const SIGNATURE_REASON = "Issued by the print service: the document is unchanged since it was printed";
+
+/** How the service signs a PDF it prints (a document, or a print job's merged file): its reason, and its name as the mail's sender. */
+export const serviceSignature = (signer: PdfSigner, signedAt: Date): PdfSignatureOptions => ({ signer, signedAt, reason: SIGNATURE_REASON, name: params.mailFromName.value() });
 
 /** How long the service remembers a signed PDF it printed (POST verify's issuedHere): a Firestore TTL policy on `expireAt` deletes the record then (README, Deploying). */
 export const PRINTED_PDF_RETENTION_MS = 400 * 24 * HOUR_MS;

@@ -14,13 +14,13 @@ import { auditInTransaction } from "../../audit";
 import { firestoreCall, firestoreTransaction } from "../../http/deadline";
 import { HttpError } from "../../http/errors";
 import * as logs from "../../logs";
-import { params } from "../../config";
-import { recordPrintedPdfs, SIGNATURE_REASON, storageCall } from "../documents";
+import { recordPrintedPdfs, serviceSignature } from "../documents";
+import { storageCall } from "../storageCall";
 import { serviceSigner, signingUnavailable } from "../signing/serviceSigner";
 import { archiveNames } from "./names";
 import { readChunks, tally } from "./progress";
 import { enqueueJobTasks } from "./queue";
-import { archivePath, FINAL_STATUSES, jobAudit, jobFolder, jobPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
+import { archivePath, FINAL_STATUSES, jobAudit, jobFolder, jobPath, mergedPath, packPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument, type JobFailure, type JobFile, type JobStatus } from "./model";
 
 /**
  * Finishes a job whose chunks have all run. On the queue's last attempt an output that still cannot
@@ -122,7 +122,7 @@ async function writeArchive(target: string, jobId: string, job: JobDocument, chu
  */
 async function writeMerged(target: string, jobId: string, job: JobDocument, chunks: ChunkDocument[], printed: number) {
   if (printed === 0) return undefined;
-  const storagePath = `${jobFolder(target, jobId)}/${jobId}.pdf`;
+  const storagePath = mergedPath(target, jobId);
   const signing = job.settings.sign === true;
   if (signing && (await storageCall(() => defaultBucket().file(storagePath).exists()))[0]) return outputResult(storagePath, job);
   const { mergedPdfStream } = await import("../render/merge.js");
@@ -136,12 +136,7 @@ async function writeMerged(target: string, jobId: string, job: JobDocument, chun
   /** What failed that is not Storage's (signing, or recording the signed file): answered as itself, not as Storage's 503. */
   let failure: unknown;
   const failed = (error: unknown) => Promise.reject((failure ??= error));
-  const signature = signer && {
-    signer: { chain: signer.chain, sign: (data: Uint8Array) => signer.sign(data).catch(failed) },
-    signedAt: job.createdAt.toDate(),
-    reason: SIGNATURE_REASON,
-    name: params.mailFromName.value(),
-  };
+  const signature = signer && serviceSignature({ chain: signer.chain, sign: (data) => signer.sign(data).catch(failed) }, job.createdAt.toDate());
   const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance, signature };
   const hash = createHash("sha256");
   const hashed = new Transform({

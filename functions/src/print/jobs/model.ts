@@ -149,9 +149,11 @@ export const chunkPath = (targetPath: string, jobId: string, index: number) => `
 export const jobWebhookPath = (targetPath: string, jobId: string) => `${jobPath(targetPath, jobId)}/secrets/webhook`;
 /** Where a job's files go: its chunks' packs, then its output. */
 export const jobFolder = (targetPath: string, jobId: string) => `generated-pdfs/${targetPath}/jobs/${jobId}`;
-/** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
 /** The ZIP of a job's PDFs (output "zip"). */
 export const archivePath = (targetPath: string, jobId: string) => `${jobFolder(targetPath, jobId)}/${jobId}.zip`;
+/** The one PDF of a job's documents (output "merged"). */
+export const mergedPath = (targetPath: string, jobId: string) => `${jobFolder(targetPath, jobId)}/${jobId}.pdf`;
+/** A chunk's PDFs, stored end to end in one object (or a few: PACK_BYTES): one Storage write per chunk, not per document. */
 export const packPath = (targetPath: string, jobId: string, pack: string) => `${jobFolder(targetPath, jobId)}/parts/${pack}.pack`;
 /**
  * A pack's name: its chunk, the run that wrote it (two runs of a chunk at once, which at-least-once

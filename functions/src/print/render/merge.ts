@@ -30,10 +30,10 @@ import { Readable } from "node:stream";
 import { deflateSync } from "node:zlib";
 import { PDFHexString, PDFString } from "pdf-lib";
 import { CrossReferences, FileBytes, PackedObjects, PDF_HEADER, writeObjectStreams, writeStreamObject, writeUnpackedObject } from "./file";
-import { Ref as ObjectRef, serialize, Stream, streamDict } from "./objects";
-import { informationText, PRODUCER, xmpMetadata } from "./pdf";
+import { informationText, Ref as ObjectRef, serialize, Stream, streamDict } from "./objects";
+import { PRODUCER, xmpMetadata } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
-import { EMPTY_APPEARANCE, fillSignature, loadCms, signatureAcroForm, signatureDictionary, signatureWidget, SignatureSlots } from "./signature";
+import { EMPTY_APPEARANCE, fillSignature, prepareSignature, signatureAcroForm, signatureDictionary, signatureWidget } from "./signature";
 import type { PdfSignatureOptions } from "./types";
 import { wordsFor } from "./words";
 import { mapReferences, Name, Ref, refOf, renumberInto, serializeValue, textOf, WrittenPdf, type Dict, type Value } from "./written";
@@ -265,7 +265,7 @@ class Merger {
       return;
     }
     const text = `<</Title ${PDFHexString.fromText(informationText(item.title)).toString()}/Parent ${OUTLINES} 0 R${this.previousItem ? `/Prev ${this.previousItem} 0 R` : ""}${nextItem ? `/Next ${nextItem} 0 R` : ""}/Dest [${item.page} 0 R /Fit]>>`;
-    packed.begin(item.number, text.length).text(text).end();
+    packText(packed, item.number, text);
     this.previousItem = item.number;
   }
 
@@ -280,7 +280,7 @@ class Merger {
     // A language tag (BCP 47: letters, digits, hyphens) is a literal string as it is.
     const language = /^[A-Za-z0-9-]{1,35}$/.test(this.language ?? "") ? this.language! : "und";
     const packed = new PackedObjects();
-    const object = (number: number, text: string): void => void packed.begin(number, text.length).text(text).end();
+    const object = (number: number, text: string): void => packText(packed, number, text);
     const refs = (numbers: readonly number[]): string => numbers.map((n) => `${n} 0 R`).join(" ");
     this.writePendingItem(packed, 0);
     const structTreeRoot = this.next++;
@@ -330,28 +330,22 @@ class Merger {
    * the signature dictionary written at once (the dictionary stays in the tail until it is filled).
    */
   private async signatureObjects(signature: PdfSignatureOptions, packed: PackedObjects, language: string) {
-    const cms = await loadCms();
-    const text = (s: string | undefined): string | undefined => (typeof s === "string" ? informationText(s) : undefined);
-    const words = wordsFor(language);
-    const slots = new SignatureSlots({
-      signedAt: signature.signedAt,
-      reason: text(signature.reason),
-      name: text(signature.name),
-      description: signature.name ? `${words.signature}: ${text(signature.name)}` : words.signature,
-      contentsBytes: cms.cmsRoom(signature.signer.chain),
-    });
+    const { slots, sign } = await prepareSignature(signature, wordsFor(language).signature);
     const [form, leaf, appearance, dictionary] = [this.next++, this.next++, this.next++, this.next++];
     const key = this.keys;
-    const object = (number: number, text: string): void => void packed.begin(number, text.length).text(text).end();
+    const object = (number: number, text: string): void => packText(packed, number, text);
     object(form, `<</S/Form/P ${DOCUMENT} 0 R/K <</Type/OBJR/Obj ${this.field} 0 R/Pg ${this.signedPage} 0 R>>>>`);
     object(leaf, `<</Limits [${key} ${key}]/Nums [${key} ${form} 0 R]>>`);
     object(this.field, serialize(signatureWidget(slots, new ObjectRef(dictionary), new ObjectRef(appearance), new ObjectRef(this.signedPage), key)));
     const empty = new Stream(EMPTY_APPEARANCE, new Uint8Array(0));
     writeStreamObject(this.file, this.xref, appearance, Buffer.from(streamDict(empty), "latin1"), empty.data);
     writeUnpackedObject(this.file, this.xref, dictionary, signatureDictionary(slots));
-    return { form, leaf, slots, sign: (digest: Uint8Array) => cms.signedData(digest, signature.signer) };
+    return { form, leaf, slots, sign };
   }
 }
+
+/** Object `number` of `text`, packed (into the object streams written next). */
+const packText = (packed: PackedObjects, number: number, text: string): void => void packed.begin(number, text.length).text(text).end();
 
 /** A dictionary with entries set (a copy's: the values of mapReferences are new). */
 function withEntries(dict: Dict, entries: Record<string, Value | undefined>): Dict {

@@ -48,6 +48,15 @@ export class Unpacked {
   constructor(readonly dict: Dict) {}
 }
 
+/**
+ * Text of the document information and of the XMP packet alike (PDF/A and PDF/UA want them equal, and
+ * XML has no control characters): line breaks and tabs as a space, other control characters as U+FFFD,
+ * as the page prints them.
+ */
+export const informationText = (s: string): string =>
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+  s.toWellFormed().replace(/[\t\n\r\u0085\u2028\u2029]+/g, " ").replace(/[\x00-\x1f\x7f-\x9f]/g, "\ufffd");
+
 /** A date as PDF writes one, in UTC: D:YYYYMMDDHHmmSSZ. */
 export function pdfDate(date: Date): Literal {
   const two = (n: number): string => String(n).padStart(2, "0");

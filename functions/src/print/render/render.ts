@@ -20,9 +20,9 @@ import { filler, footers, lineFiller, runningHeader, templateHeaders, WATERMARK_
 import { displayText, documentModel } from "./model";
 import { codeOnPages, sizedCode, styleWithCode } from "./pageCode";
 import { PAPER_SIZES } from "./paper";
-import { assemblePdf, DocumentImages, informationText } from "./pdf";
+import { assemblePdf, DocumentImages } from "./pdf";
 import { SRGB_PROFILE, srgbProfile } from "./profile";
-import { fillSignature, loadCms, SignatureSlots } from "./signature";
+import { fillSignature, prepareSignature } from "./signature";
 import { defaultStyle } from "./style";
 import { Structure } from "./tags";
 import { holds, type DocumentTemplate } from "./template";
@@ -100,17 +100,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   } else footers(layout, fmt.words.footer(instanceId, generated), footerText);
   docText.release();
 
-  const cms = signature ? await loadCms() : undefined;
-  const text = (s: string | undefined): string | undefined => (typeof s === "string" ? informationText(s) : undefined);
-  const slots =
-    signature &&
-    new SignatureSlots({
-      signedAt: signature.signedAt,
-      reason: text(signature.reason),
-      name: text(signature.name),
-      description: signature.name ? `${fmt.words.signature}: ${text(signature.name)}` : fmt.words.signature,
-      contentsBytes: cms!.cmsRoom(signature.signer.chain),
-    });
+  const signing = signature && (await prepareSignature(signature, fmt.words.signature));
   const bytes = assemblePdf(
     style.page.width,
     style.page.height,
@@ -121,10 +111,10 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
       images: pages.images,
       structure: pages.structure.tagged ? pages.structure : undefined,
       outputIntent: options.conformance === "PDF/A-2u" ? { profile: srgbProfile(), name: SRGB_PROFILE.name } : undefined,
-      signature: slots || undefined,
+      signature: signing?.slots,
       graphicsStates: watermarked ? WATERMARK_STATES : undefined,
     },
   );
-  if (slots) await fillSignature(bytes, slots, (digest) => cms!.signedData(digest, signature!.signer));
+  if (signing) await fillSignature(bytes, signing.slots, signing.sign);
   return { bytes, pageCount: pages.pages.length, missingCharacters: docText.missing, bidiControlsRemoved: docText.bidiControls, warnings: [...warnings] };
 }

@@ -13,11 +13,31 @@
 // under a Form structure element (pdf.ts adds it).
 
 import { createHash, type Hash } from "node:crypto";
-import { Hex, Literal, pdfDate, Placeholder, Ref, Stream, Unpacked, type Dict, type PdfObjects } from "./objects";
+import { Hex, informationText, Literal, pdfDate, Placeholder, Ref, Stream, Unpacked, type Dict, type PdfObjects } from "./objects";
+import type { PdfSignatureOptions } from "./types";
 
 /** The CMS module (pkijs), loaded on the first signed PDF and kept (a dynamic import() resolves the module again each time). */
 let cmsModule: Promise<typeof import("../signing/cms.js")> | undefined;
-export const loadCms = (): Promise<typeof import("../signing/cms.js")> => (cmsModule ??= import("../signing/cms.js"));
+const loadCms = (): Promise<typeof import("../signing/cms.js")> => (cmsModule ??= import("../signing/cms.js"));
+
+/**
+ * The signature of one file made with `options`: its slots (reason and name as the document
+ * information writes text; the field described in the document's words, `signatureWord`), and what
+ * makes its CMS of a digest, for fillSignature. The renderer's documents and a print job's merged
+ * file are signed alike.
+ */
+export async function prepareSignature(options: PdfSignatureOptions, signatureWord: string): Promise<{ slots: SignatureSlots; sign: (digest: Uint8Array) => Promise<Uint8Array> }> {
+  const cms = await loadCms();
+  const text = (s: string | undefined): string | undefined => (typeof s === "string" ? informationText(s) : undefined);
+  const slots = new SignatureSlots({
+    signedAt: options.signedAt,
+    reason: text(options.reason),
+    name: text(options.name),
+    description: options.name ? `${signatureWord}: ${text(options.name)}` : signatureWord,
+    contentsBytes: cms.cmsRoom(options.signer.chain),
+  });
+  return { slots, sign: (digest) => cms.signedData(digest, options.signer) };
+}
 
 /** The field's name (/T): a document has one signature field. */
 export const SIGNATURE_FIELD_NAME = "Signature1";

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { db } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
 import { badRequest } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { printedPdfPath, type PrintedPdfRecord } from "../documents";
+import { printedPdfPath, sha256Hex, type PrintedPdfRecord } from "../documents";
 import { trustedChains } from "../signing/serviceSigner";
 import { PRINT_PERMISSIONS } from "./permissions";
 
@@ -61,8 +60,7 @@ export const verifyPdf = defineRoute({
     // Loaded on the first check only: pkijs and the CMS parser are not needed to print.
     const [{ verifyPdfSignature, MalformedPdfSignature }, chains] = await Promise.all([import("../signing/verify.js"), trustedChains()]);
     const bytes = new Uint8Array(body.buffer, body.byteOffset, body.length);
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    const recordRead = firestoreCall(() => db().doc(printedPdfPath(access.path, sha256)).get());
+    const recordRead = firestoreCall(() => db().doc(printedPdfPath(access.path, sha256Hex(bytes))).get());
     recordRead.catch(() => undefined); // awaited below, unless the file is refused first
     let report;
     try {
