@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
 import { getFace } from "../../src/print/render/text/fonts";
+import { marksEnd, OTHER_CLUSTER_RULES } from "../../src/print/render/text/paragraph";
 
 const graphemeStarts = (text: string): Set<number> =>
   new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
@@ -67,6 +68,50 @@ describe("line breaking", () => {
       expect(lines.length).toBeGreaterThan(2);
       for (const line of lines) expect(starts.has(line.start), `${sample} cut at ${line.start}`).toBe(true);
     }
+  });
+});
+
+describe("grapheme clusters without ICU's segmenter", () => {
+  // Clusters of a character and the marks after it, where nothing else of UAX #29 applies (pickFonts):
+  // compared with ICU's segmenter on every code point that text may hold, alone, in a row, and with marks.
+  const allowed: string[] = [];
+  for (let cp = 0x20; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    if (!OTHER_CLUSTER_RULES.test(ch)) allowed.push(ch);
+  }
+  const marks = allowed.filter((c) => /[\p{Mn}\p{Me}]/u.test(c));
+  const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+  const icu = (text: string): string[] => [...segmenter.segment(text)].map((s) => s.segment);
+  const ours = (text: string): string[] => {
+    const out: string[] = [];
+    for (let i = 0; i < text.length; ) {
+      const end = marksEnd(text, i + (text.codePointAt(i)! > 0xffff ? 2 : 1));
+      out.push(text.slice(i, end));
+      i = end;
+    }
+    return out;
+  };
+
+  it("takes Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, Thai, Japanese and Chinese with their marks, and not what other rules join", () => {
+    expect(allowed.length).toBeGreaterThan(100_000);
+    expect(marks.length).toBeGreaterThan(500);
+    for (const text of ["e\u0301", "\u0628\u064e", "\u05e9\u05c1", "\u0e01\u0e34", "\u304b\u3099"]) expect(OTHER_CLUSTER_RULES.test(text)).toBe(false);
+    // A spacing mark, an emoji, a flag, Hangul, a Devanagari conjunct, a soft hyphen, Thai's sara am.
+    for (const text of ["\u0915\u094d\u0937", "\u{1f44d}\u{1f3fd}", "\u{1f1eb}\u{1f1f7}", "\u1100\u1161", "\ud55c", "a\u00adb", "\u0e01\u0e33", "\u0d9a\u0dd2"]) expect(OTHER_CLUSTER_RULES.test(text)).toBe(true);
+  });
+
+  it("cuts such text where ICU's segmenter does", () => {
+    const differing: string[] = [];
+    const check = (text: string) => {
+      const a = icu(text);
+      const b = ours(text);
+      if (a.length !== b.length || a.some((s, i) => s !== b[i])) differing.push([...text].map((c) => c.codePointAt(0)!.toString(16)).join(" "));
+    };
+    for (let i = 0; i < allowed.length; i += 500) check(allowed.slice(i, i + 500).join(""));
+    for (let i = 0; i < allowed.length; i++) check(allowed[i] + marks[i % marks.length] + marks[(i * 7) % marks.length] + allowed[(i * 31) % allowed.length]);
+    for (let i = 0; i < marks.length; i++) check(marks[i] + allowed[(i * 13) % allowed.length] + marks[i]);
+    expect(differing.slice(0, 5)).toEqual([]);
   });
 });
 

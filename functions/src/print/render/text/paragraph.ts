@@ -405,6 +405,23 @@ function covers(face: Face, text: string): boolean {
 /** Characters that join the one before into a grapheme cluster (marks, joiners, modifiers, flags, jamo). */
 const EXTENDS = /\p{M}|\u200d|[\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u1160-\u11ff\ud7b0-\ud7ff\u{e0020}-\u{e007f}]/u;
 
+/**
+ * What makes a grapheme cluster anything but a character and the nonspacing or enclosing marks after
+ * it (UAX #29): spacing marks, controls and format characters, emoji and their modifiers, regional
+ * indicators, and any script but those listed (Hangul's syllables; the prepended characters and the
+ * viramas that join consonants, rule GB9c, of more scripts with each Unicode version). Text without
+ * any of them is clustered by marksEnd.
+ */
+export const OTHER_CLUSTER_RULES =
+  /[\p{Mc}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u0e33\uff9e\uff9f]|[^\p{sc=Zyyy}\p{sc=Zinh}\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}\p{sc=Armn}\p{sc=Hebr}\p{sc=Arab}\p{sc=Thai}\p{sc=Hira}\p{sc=Kana}\p{sc=Hani}]/u;
+const MARK_AT = /[\p{Mn}\p{Me}]+/uy;
+
+/** Where the marks that follow text index `i` end (i itself when none does). */
+export function marksEnd(text: string, i: number): number {
+  MARK_AT.lastIndex = i;
+  return MARK_AT.test(text) ? MARK_AT.lastIndex : i;
+}
+
 function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: string; faceAt: Face[] } {
   const faceAt: Face[] = [];
   let previous: Face | undefined;
@@ -431,6 +448,16 @@ function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: stri
       const length = cp > 0xffff ? 2 : 1;
       pick(undefined, cp, i, length);
       i += length;
+    }
+  } else if (!OTHER_CLUSTER_RULES.test(input)) {
+    // Clusters of a character and its marks: the same as ICU's segmenter gives for such text (tested),
+    // at a twentieth of its time (it was a tenth of a long Arabic render).
+    for (let i = 0; i < input.length; ) {
+      const cp = input.codePointAt(i)!;
+      const length = cp > 0xffff ? 2 : 1;
+      const end = marksEnd(input, i + length);
+      pick(end === i + length ? undefined : input.slice(i, end), cp, i, end - i);
+      i = end;
     }
   } else {
     graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
