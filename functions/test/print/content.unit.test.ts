@@ -31,9 +31,25 @@ describe("ContentBytes", () => {
   it("grows as it is written, and separates entries by line breaks", () => {
     const out = new ContentBytes(4);
     out.entry().text("0.5 w");
-    out.entry().text("x".repeat(100)).hex4(0xbeef);
+    out.entry().text("x".repeat(100)).code(0xbeef);
     out.entry();
-    expect(Buffer.from(out.view).toString("latin1")).toBe(`0.5 w\n${"x".repeat(100)}beef\n`);
+    expect(Buffer.from(out.view).toString("latin1")).toBe(`0.5 w\n${"x".repeat(100)}\xbe\xef\n`);
     expect(out.entries).toBe(3);
+  });
+
+  it("writes a code's two bytes into a literal string, escaping what a literal string must (parentheses, backslash, line ends)", () => {
+    const out = new ContentBytes(2);
+    for (const code of [0x0041, 0x2829, 0x5c00, 0x0a0d, 0x00ff]) out.code(code);
+    expect([...out.view]).toEqual([0x00, 0x41, 0x5c, 0x28, 0x5c, 0x29, 0x5c, 0x5c, 0x00, 0x5c, 0x6e, 0x5c, 0x72, 0x00, 0xff]);
+    // Read back as a PDF reader reads a literal string, every code is what was written.
+    const codes: number[] = [];
+    const bytes = out.view;
+    const read: number[] = [];
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i] !== 0x5c) read.push(bytes[i]);
+      else read.push({ 0x6e: 0x0a, 0x72: 0x0d }[bytes[++i]] ?? bytes[i]);
+    }
+    for (let i = 0; i < read.length; i += 2) codes.push((read[i] << 8) | read[i + 1]);
+    expect(codes).toEqual([0x0041, 0x2829, 0x5c00, 0x0a0d, 0x00ff]);
   });
 });

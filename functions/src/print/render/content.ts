@@ -9,7 +9,6 @@ import type { Line, Piece } from "./text/paragraph";
 
 const HEX = "0123456789abcdef";
 export const hex4 = (n: number): string => HEX[(n >> 12) & 15] + HEX[(n >> 8) & 15] + HEX[(n >> 4) & 15] + HEX[n & 15];
-const HEX_BYTES = Uint8Array.from(HEX, (c) => c.charCodeAt(0));
 
 /** UTF-16BE hex of a string (a PDF text string's bytes without the FEFF mark). */
 export function utf16Hex(text: string): string {
@@ -79,7 +78,7 @@ export class ContentBytes {
     return this;
   }
 
-  /** Text of Latin-1 characters (operators, names, hex strings). */
+  /** Text of Latin-1 characters (operators, names, text strings in hex). */
   text(s: string): this {
     this.room(s.length);
     const bytes = this.bytes;
@@ -113,17 +112,27 @@ export class ContentBytes {
     return this.fixed(Math.round(v * 10), 10, 1);
   }
 
-  /** 4 hex digits (a CID). */
-  hex4(n: number): this {
+  /**
+   * A 2-byte character code in a literal string: its bytes as they are (half a hex string's), but
+   * for those a literal string escapes: parentheses, the backslash, and line ends (a reader would
+   * read CR as LF).
+   */
+  code(n: number): this {
     this.room(4);
-    const b = this.bytes;
-    const at = this.length;
-    b[at] = HEX_BYTES[(n >> 12) & 15];
-    b[at + 1] = HEX_BYTES[(n >> 8) & 15];
-    b[at + 2] = HEX_BYTES[(n >> 4) & 15];
-    b[at + 3] = HEX_BYTES[n & 15];
-    this.length = at + 4;
+    this.codeByte(n >> 8);
+    this.codeByte(n & 0xff);
     return this;
+  }
+
+  private codeByte(c: number): void {
+    const b = this.bytes;
+    if (c === 0x28 || c === 0x29 || c === 0x5c) {
+      b[this.length++] = 0x5c;
+      b[this.length++] = c;
+    } else if (c === 0x0a || c === 0x0d) {
+      b[this.length++] = 0x5c;
+      b[this.length++] = c === 0x0a ? 0x6e : 0x72;
+    } else b[this.length++] = c;
   }
 
   /**
@@ -268,14 +277,14 @@ export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Lin
   w.close();
 }
 
-/** lineOperators' state while it writes a line: the sequence open, the TJ array and hex string open, the positions. */
+/** lineOperators' state while it writes a line: the sequence open, the TJ array and string open, the positions. */
 class LineWriter {
   /** The properties the next operators need, and those of the sequence open (undefined: none open). */
   wanted = "";
   private open: string | undefined;
-  /** A TJ array is open ("[" written, its sequence entered first), and a hex string in it ("<"). */
+  /** A TJ array is open ("[" written, its sequence entered first), and a string of codes in it ("("). */
   private array = false;
-  private hex = false;
+  private string = false;
   /**
    * Positions in thousandths of an em from the piece's start: the pen (advances so far) and the
    * text position after the last glyph shown (its drawn position plus its /W width).
@@ -331,14 +340,14 @@ class LineWriter {
     this.at = x;
     if (Math.abs(d) < 0.05) return;
     this.openArray();
-    if (this.hex) this.out.byte(0x3e);
-    this.hex = false;
+    if (this.string) this.out.byte(0x29);
+    this.string = false;
     this.out.byte(0x20).tenths(d).byte(0x20);
   }
 
   flush(): void {
-    if (this.hex) this.out.byte(0x3e);
-    this.hex = false;
+    if (this.string) this.out.byte(0x29);
+    this.string = false;
     if (this.array) this.out.text("] TJ ");
     this.array = false;
   }
@@ -351,14 +360,14 @@ class LineWriter {
     if (dy[g] !== 0) {
       this.flush();
       this.enter();
-      this.out.num((dy[g] * this.size) / 1000).text(" Ts [<").hex4(code).text(">] TJ 0 Ts ");
+      this.out.num((dy[g] * this.size) / 1000).text(" Ts [(").code(code).text(")] TJ 0 Ts ");
     } else {
-      if (!this.hex) {
+      if (!this.string) {
         this.openArray();
-        this.out.byte(0x3c);
-        this.hex = true;
+        this.out.byte(0x28);
+        this.string = true;
       }
-      this.out.hex4(code);
+      this.out.code(code);
     }
     this.at += this.face.advance(gids[g]);
   }
