@@ -19,11 +19,12 @@ export const PRODUCER = "Print renderer (pdf-lib 1.17, HarfBuzz, Noto fonts)";
 
 /**
  * Deflate level of content streams. Their operators repeat (marked-content sequences, colours, text
- * positions) and make zlib's lazy matching of levels 5 and 6 search long chains: the one-page case's
- * 12 KB took 70 µs at level 6 and 32 µs at level 3 in a loop, 75 µs apart inside a render, for 2.3 KB
- * deflated instead of 2.0 (measured); level 3 is the knee. Font programs stay at level 6 (streamOf).
+ * positions) so much that the fastest level finds most of what the others do: paired against level
+ * 3, long documents rendered 4-6% faster for 2-3% more bytes (session 19, with glyph codes as bytes
+ * in literal strings, which had made the files 1-5% smaller); levels 5 and 6 search long chains in
+ * them (the one-page case's content took twice level 3's time at level 6).
  */
-const CONTENT_LEVEL = 3;
+const CONTENT_LEVEL = 1;
 
 /** The pictures one document shows, each embedded once however often it is drawn (Im1, Im2, ...). */
 export class DocumentImages {
