@@ -2,6 +2,7 @@
 // dictionaries, never inside a grapheme cluster; shaping by HarfBuzz; visual order by UAX #9.
 
 import { describe, expect, it } from "vitest";
+import LineBreaker from "linebreak";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
 import { getFace } from "../../src/print/render/text/fonts";
@@ -51,6 +52,27 @@ describe("line breaking", () => {
       for (const mark of ["။", "၊", "។"]) if (text.includes(mark)) expect(breaks[text.indexOf(mark)], `${text} before ${mark}`).toBe(0);
       expect(breaks.some((b) => b === 1)).toBe(true); // still breaks between its words
     }
+  });
+
+  it("finds in Latin, Greek and Cyrillic letters, digits, spaces, . , : ; - and / the opportunities UAX #14's breaker finds, without it", () => {
+    const byBreaker = (text: string): number[] => {
+      const at: number[] = [];
+      const breaker = new LineBreaker(text);
+      for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) if (bk.position > 0 && bk.position < text.length) at.push(bk.position);
+      return at;
+    };
+    const ours = (text: string): number[] => [...breakOpportunities(text).entries()].filter(([, b]) => b).map(([i]) => i);
+    // Every Latin, Greek and Cyrillic letter of the Basic Multilingual Plane, among the rest.
+    const letters = Array.from({ length: 0x10000 }, (_, cp) => String.fromCharCode(cp)).filter((c) => /(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u.test(c));
+    const others = "09 .,:;--//  ";
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const samples = ["Inspection complete, no defects found. Next visit: 12.05.", " leading and trailing ", "a .b ;c", "1,234.56 kg", "-a a -b a/-1", ""];
+    for (let k = 0; k < 20_000; k++) samples.push(Array.from({ length: 1 + random(24) }, () => (random(2) ? letters[random(letters.length)] : others[random(others.length)])).join(""));
+    for (let k = 0; k < letters.length; k += 40) samples.push(letters.slice(k, k + 40).join(" -"));
+    const differing = samples.filter((text) => ours(text).join() !== byBreaker(text).join());
+    expect(differing.slice(0, 5)).toEqual([]);
+    expect(ours("Inspection complete, no defects found.")).toEqual([11, 21, 24, 32]);
   });
 
   it("breaks Latin text at spaces and after hyphens, never inside a word that fits", () => {

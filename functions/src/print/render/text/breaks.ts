@@ -10,9 +10,43 @@ const isDictionaryChar = (ch: string | undefined): boolean => ch !== undefined &
 const PUNCTUATION = /\p{P}/u;
 let words: Intl.Segmenter | undefined;
 
+/**
+ * Text of Latin, Greek and Cyrillic letters, digits, spaces, . , : ; (which UAX #14 never breaks
+ * before), hyphens and slashes: most of a form's text. Its opportunities follow from a few of the
+ * algorithm's rules (simpleBreaks); anything else goes to the breaker.
+ */
+const SIMPLE_BREAKS = /^(?:(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/])*$/u;
+const SPACE = 0x20;
+const HYPHEN = 0x2d;
+const SLASH = 0x2f;
+/** Characters that no opportunity comes before: spaces (LB7), . , : ; and the slash (LB13). */
+const kept = (c: number): boolean => c === SPACE || c === 0x2e || c === 0x2c || c === 0x3a || c === 0x3b || c === SLASH;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/**
+ * simpleBreaks' text's opportunities as the breaker (the linebreak package) finds them: after
+ * spaces (LB18, a hyphen after them too); after a hyphen or slash before anything but a digit
+ * (LB25 keeps those together), a hyphen that begins a word as well (the package has no LB20.1);
+ * nowhere else (before a hyphen, LB21; between letters and digits, LB23 and LB28).
+ */
+function simpleBreaks(text: string, out: Uint8Array): void {
+  for (let i = 1; i < text.length; i++) {
+    const next = text.charCodeAt(i);
+    if (kept(next)) continue;
+    const previous = text.charCodeAt(i - 1);
+    if (previous === SPACE) out[i] = 1;
+    else if ((previous === SLASH || previous === HYPHEN) && next !== HYPHEN && !isDigit(next)) out[i] = 1;
+  }
+}
+
 /** `result[i] === 1` when a line may start at index i (0 < i < text.length) of one paragraph. */
 export function breakOpportunities(text: string): Uint8Array {
   const out = new Uint8Array(text.length + 1);
+  if (SIMPLE_BREAKS.test(text)) {
+    // The same as the breaker finds (tested), without its object per opportunity.
+    simpleBreaks(text, out);
+    return out;
+  }
   const breaker = new LineBreaker(text);
   for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) out[bk.position] = 1;
   if (DICTIONARY_SCRIPTS.test(beyondAscii(text))) {
