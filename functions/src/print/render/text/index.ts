@@ -26,6 +26,10 @@ const CLASS_LANGUAGE = new Map<ScriptClass, string>([
   ["latin", "en-GB"],
 ]);
 
+/** The languages of CLASS_LANGUAGE, in its order, and each class's index among them. */
+const CLASS_LANGUAGES = [...new Set(CLASS_LANGUAGE.values())];
+const LANGUAGE_INDEX = new Map([...CLASS_LANGUAGE].map(([cls, language]) => [cls, CLASS_LANGUAGES.indexOf(language)]));
+
 /**
  * The language that has the most characters in `text`, by their scripts (en-GB when none has any;
  * ties: the first in CLASS_LANGUAGE). `beyond`: the text's characters beyond ASCII (beyondAscii).
@@ -34,20 +38,19 @@ function dominantLanguage(text: string, beyond: string, han: HanStyle): string {
   if (!OTHER_LETTER.test(beyond)) return "en-GB";
   // One pass, each character's script from scriptOf's cache (a regular expression per script was
   // twenty passes over the text).
-  const counts = new Map<string, number>();
+  const counts = new Int32Array(CLASS_LANGUAGES.length);
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
     if (cp > 0xffff) i++;
-    const language = CLASS_LANGUAGE.get(scriptOf(cp));
-    if (language !== undefined) counts.set(language, (counts.get(language) ?? 0) + 1);
+    const language = LANGUAGE_INDEX.get(scriptOf(cp));
+    if (language !== undefined) counts[language]++;
   }
   let best = "en-GB";
   let most = 0;
-  for (const language of new Set(CLASS_LANGUAGE.values())) {
-    const count = counts.get(language) ?? 0;
-    if (count > most) {
-      most = count;
-      best = language === "cjk" ? HAN_LANGUAGE[han] : language;
+  for (let k = 0; k < CLASS_LANGUAGES.length; k++) {
+    if (counts[k] > most) {
+      most = counts[k];
+      best = CLASS_LANGUAGES[k] === "cjk" ? HAN_LANGUAGE[han] : CLASS_LANGUAGES[k];
     }
   }
   return best;

@@ -16,24 +16,35 @@ const CLASSES: [RegExp, ScriptClass][] = [
   [/\p{Script=Common}/u, "common"],
 ];
 
-const cache = new Map<number, ScriptClass>();
+/** scriptOf's answers: in the Basic Multilingual Plane by index into `classNames` plus one (0: not asked yet, a typed array reads faster than a map), above it by code point. */
+const classNames: ScriptClass[] = [];
+const bmpClasses = new Uint8Array(0x10000);
+const astralClasses = new Map<number, ScriptClass>();
 
 export function scriptOf(cp: number): ScriptClass {
   if (cp < 0x80) return (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? "latin" : "common";
-  let cls = cache.get(cp);
-  if (cls === undefined) {
-    const ch = String.fromCodePoint(cp);
-    cls = "other";
-    for (const [re, c] of CLASSES) {
-      if (re.test(ch)) {
-        cls = c;
-        break;
-      }
-    }
-    // Emoji that are also "common" symbols (©, ™, ↔ ...) print from the text font when it has them.
-    if (cls === "emoji" && cp < 0x2000) cls = "common";
-    if (cache.size < 50000) cache.set(cp, cls);
+  if (cp <= 0xffff) {
+    const known = bmpClasses[cp];
+    if (known !== 0) return classNames[known - 1];
+  } else {
+    const known = astralClasses.get(cp);
+    if (known !== undefined) return known;
   }
+  const ch = String.fromCodePoint(cp);
+  let cls: ScriptClass = "other";
+  for (const [re, c] of CLASSES) {
+    if (re.test(ch)) {
+      cls = c;
+      break;
+    }
+  }
+  // Emoji that are also "common" symbols (©, ™, ↔ ...) print from the text font when it has them.
+  if (cls === "emoji" && cp < 0x2000) cls = "common";
+  if (cp <= 0xffff) {
+    let index = classNames.indexOf(cls);
+    if (index < 0) index = classNames.push(cls) - 1;
+    bmpClasses[cp] = index + 1;
+  } else if (astralClasses.size < 50000) astralClasses.set(cp, cls);
   return cls;
 }
 
