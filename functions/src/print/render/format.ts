@@ -245,6 +245,9 @@ const MAX_FALLBACK_CHARS = 20000;
  */
 export function genericText(value: unknown, fmt: Formatter = defaults()): string {
   if (typeof value === "string") return value;
+  // Numbers and booleans (most table cells that are not text) need no set of objects seen.
+  if (typeof value === "number") return fmt.number(value);
+  if (typeof value === "boolean") return fmt.boolean(value);
   const text = genericInner(value, 0, new Set(), fmt);
   return text.length > MAX_FALLBACK_CHARS ? `${text.slice(0, MAX_FALLBACK_CHARS)}\u2026` : text;
 }

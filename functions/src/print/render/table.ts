@@ -75,6 +75,7 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
 
   const wrapCell = (paragraphs: Paragraph[], width: number): Line[] => {
     const max = (Math.max(width - 2 * t.padX, 1) * 1000) / size;
+    if (paragraphs.length === 1) return paragraphs[0].wrap(max);
     const out: Line[] = [];
     for (const p of paragraphs) for (const l of p.wrap(max)) out.push(l);
     return out;

@@ -321,10 +321,20 @@ export class Paragraph {
     for (let i = start; i < end; i++) width += this.advance[i];
     // The pieces, and their bidi levels apart (no object per piece around it: a line is made for
     // every line of every cell, and those were a fifth of a long table's garbage).
+    const first = this.runIndex(start);
+    if (!hyphen && first < this.runs.length && this.runs[first].end >= end) {
+      // Within one run (most lines): one piece, nothing to reorder.
+      const run = this.runs[first];
+      let from = run.first;
+      let to = run.last;
+      if (run.start < start || run.end > end) [from, to] = sliceRun(this.glyphs, run, start, end);
+      const pieces = to > from ? [{ face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source }] : [];
+      return { pieces, width, rtl: this.rtl, text: this.text, start };
+    }
     const pieces: Piece[] = [];
     const levels: number[] = [];
     // Runs are in text order: from the one that holds `start` to the last that begins before `end`.
-    for (let r = this.runIndex(start); r < this.runs.length && this.runs[r].start < end; r++) {
+    for (let r = first; r < this.runs.length && this.runs[r].start < end; r++) {
       const run = this.runs[r];
       let from = run.first;
       let to = run.last;
