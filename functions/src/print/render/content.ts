@@ -217,7 +217,13 @@ export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Lin
       if (language?.words) {
         // A Greek or Cyrillic word in a Latin piece: a sequence of its own language.
         const c = clusters[i];
-        const property = language.words.find((word) => c >= word.start && c < word.end)?.property ?? language.property;
+        let property = language.property;
+        for (const word of language.words) {
+          if (c >= word.start && c < word.end) {
+            property = word.property;
+            break;
+          }
+        }
         if (property !== languageProperty) {
           w.flush();
           languageProperty = property;

@@ -98,9 +98,11 @@ export async function documentText(allText: string, locale?: string, maxRuns = I
   return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
 }
 
+const LINE_BREAKS = /[\r\n\u2028\u2029\u0085]/;
+
 /** Splits text at line breaks (CR, LF, CRLF, and the Unicode line and paragraph separators). */
 export function splitLines(text: string): string[] {
-  return /[\r\n\u2028\u2029\u0085]/.test(text) ? text.split(/\r\n|[\r\n\u2028\u2029\u0085]/) : [text];
+  return LINE_BREAKS.test(text) ? text.split(/\r\n|[\r\n\u2028\u2029\u0085]/) : [text];
 }
 
 export class DocumentText {
@@ -145,6 +147,7 @@ export class DocumentText {
 
   /** Each line of the text as a shaped paragraph. */
   paragraphs(text: string, bold: boolean): Paragraph[] {
+    if (!LINE_BREAKS.test(text)) return [this.paragraph(text, bold)];
     return splitLines(text).map((line) => this.paragraph(line, bold));
   }
 
