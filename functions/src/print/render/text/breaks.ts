@@ -29,34 +29,37 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
  * (LB25 keeps those together), a hyphen that begins a word as well (the package has no LB20.1);
  * nowhere else (before a hyphen, LB21; between letters and digits, LB23 and LB28).
  */
-function simpleBreaks(text: string, out: Uint8Array): void {
+function simpleBreaks(text: string, out: Uint8Array, at: number, flag: number): void {
   for (let i = 1; i < text.length; i++) {
     const next = text.charCodeAt(i);
     if (kept(next)) continue;
     const previous = text.charCodeAt(i - 1);
-    if (previous === SPACE) out[i] = 1;
-    else if ((previous === SLASH || previous === HYPHEN) && next !== HYPHEN && !isDigit(next)) out[i] = 1;
+    if (previous === SPACE) out[at + i] |= flag;
+    else if ((previous === SLASH || previous === HYPHEN) && next !== HYPHEN && !isDigit(next)) out[at + i] |= flag;
   }
 }
 
 /** `result[i] === 1` when a line may start at index i (0 < i < text.length) of one paragraph. */
 export function breakOpportunities(text: string): Uint8Array {
   const out = new Uint8Array(text.length + 1);
+  markBreaks(text, out, 0, 1);
+  return out;
+}
+
+/** breakOpportunities into `out`: `flag` set in out[at + i] for each such i (what a paragraph keeps in its document's character store). */
+export function markBreaks(text: string, out: Uint8Array, at: number, flag: number): void {
   if (SIMPLE_BREAKS.test(text)) {
     // The same as the breaker finds (tested), without its object per opportunity.
-    simpleBreaks(text, out);
-    return out;
+    simpleBreaks(text, out, at, flag);
+    return;
   }
   const breaker = new LineBreaker(text);
-  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) out[bk.position] = 1;
+  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) if (bk.position > 0 && bk.position < text.length) out[at + bk.position] |= flag;
   if (DICTIONARY_SCRIPTS.test(beyondAscii(text))) {
     words ??= new Intl.Segmenter("th", { granularity: "word" });
     for (const { index } of words.segment(text)) {
       // Between words, not before a punctuation mark (Burmese ။ and ၊, Khmer ។ are words to ICU; UAX #14 keeps them with the word before).
-      if (index > 0 && isDictionaryChar(text[index - 1]) && isDictionaryChar(text[index]) && !PUNCTUATION.test(text[index])) out[index] = 1;
+      if (index > 0 && isDictionaryChar(text[index - 1]) && isDictionaryChar(text[index]) && !PUNCTUATION.test(text[index])) out[at + index] |= flag;
     }
   }
-  out[0] = 0;
-  out[text.length] = 0;
-  return out;
 }

@@ -2,8 +2,8 @@
 // the steps). One `DocumentText` per document holds what its strings share: language, direction, the Han
 // forms, and the count of characters no font has.
 
-import { glyphStore, loadShaper, NEEDS_SHAPING, releaseGlyphStore } from "./shape";
-import { Paragraph, type Line, type TextContext } from "./paragraph";
+import { GlyphStore, loadShaper, NEEDS_SHAPING } from "./shape";
+import { CharStore, Paragraph, type Line, type TextContext } from "./paragraph";
 import { beyondAscii, HAN_LANGUAGE, hanStyleOfLocale, hanStyleOfText, scriptOf, type HanStyle, type ScriptClass } from "./scripts";
 import { SCRIPT_FAMILIES, SCRIPT_FONTS } from "./fonts";
 
@@ -95,7 +95,25 @@ export async function documentText(allText: string, locale?: string, maxRuns = I
   const han = hanStyleOfLocale(locale) ?? hanStyleOfText(beyond);
   const { language, rtl } = languageOf(locale ?? dominantLanguage(allText, beyond, han));
   if (rtl || NEEDS_SHAPING.test(beyond)) await loadShaper();
-  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, glyphs: glyphStore() });
+  const stores = spareStores.pop() ?? { glyphs: new GlyphStore(), chars: new CharStore() };
+  stores.glyphs.length = 0;
+  stores.chars.length = 0;
+  return new DocumentText({ han, language, rtl, missing: 0, bidiControls: 0, runsLeft: maxRuns, maxRuns, ...stores }, stores);
+}
+
+/** A document's glyph and character stores. */
+interface TextStores {
+  readonly glyphs: GlyphStore;
+  readonly chars: CharStore;
+}
+/** Stores of documents rendered, to be written again (a document's stores grow to its text: growing them anew took a tenth of a one-page render). */
+const spareStores: TextStores[] = [];
+/** Stores larger than this many glyphs or characters are left to the garbage collector rather than kept. */
+const SPARE_STORE_SIZE = 1 << 16;
+
+function releaseStores(stores: TextStores): void {
+  const small = stores.glyphs.gids.length <= SPARE_STORE_SIZE && stores.chars.flags.length <= SPARE_STORE_SIZE;
+  if (small && spareStores.length < 4 && !spareStores.includes(stores)) spareStores.push(stores);
 }
 
 const LINE_BREAKS = /[\r\n\u2028\u2029\u0085]/;
@@ -110,7 +128,10 @@ export class DocumentText {
   /** Short paragraphs, regular and bold, by text. */
   private readonly cache = [new Map<string, Paragraph>(), new Map<string, Paragraph>()];
 
-  constructor(ctx: TextContext) {
+  constructor(
+    ctx: TextContext,
+    private readonly stores: TextStores,
+  ) {
     this.ctx = ctx;
   }
 
@@ -140,9 +161,9 @@ export class DocumentText {
     return p;
   }
 
-  /** Done with the text: its glyphs may be written over by another document's (nothing reads its lines again). */
+  /** Done with the text: its glyphs and characters may be written over by another document's (nothing reads its lines again). */
   release(): void {
-    releaseGlyphStore(this.ctx.glyphs);
+    releaseStores(this.stores);
   }
 
   /** Each line of the text as a shaped paragraph. */

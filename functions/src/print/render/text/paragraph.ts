@@ -6,7 +6,7 @@
 import bidiFactory from "bidi-js";
 import { LayoutLimitExceeded } from "../layoutLimit";
 import { BIDI_CONTROLS, HAS_BIDI_CONTROL } from "./bidiControls";
-import { breakOpportunities } from "./breaks";
+import { markBreaks } from "./breaks";
 import { getFace, type Face } from "./fonts";
 import { fontChain, scriptOf, type HanStyle } from "./scripts";
 import { isIgnorable, shapeRun, type GlyphStore } from "./shape";
@@ -31,6 +31,44 @@ export interface TextContext {
   readonly maxRuns: number;
   /** Where the document's glyphs are shaped into. */
   readonly glyphs: GlyphStore;
+  /** Where its paragraphs keep what they know per character. */
+  readonly chars: CharStore;
+}
+
+/** In a CharStore's flags: a grapheme cluster starts at the character. */
+const CLUSTER_START = 1;
+/** In a CharStore's flags: a line may start at the character (UAX #14). */
+const BREAK = 2;
+
+/**
+ * What a document's paragraphs know per character, one paragraph after another (a paragraph holds
+ * where its own begin): its cluster's advance (1/1000 em; 0 inside a cluster) and flags. Arrays of
+ * their own were three typed arrays a paragraph, a table cell's, kept alive until the table is drawn:
+ * most of what the garbage collector copied in a long table.
+ */
+export class CharStore {
+  advance = new Float64Array(1024);
+  flags = new Uint8Array(1024);
+  length = 0;
+
+  /** Room for `n` characters, cleared; returns where they start. */
+  take(n: number): number {
+    const at = this.length;
+    if (at + n > this.flags.length) {
+      const size = Math.max(this.flags.length * 2, at + n);
+      const advance = new Float64Array(size);
+      advance.set(this.advance.subarray(0, at));
+      const flags = new Uint8Array(size);
+      flags.set(this.flags.subarray(0, at));
+      this.advance = advance;
+      this.flags = flags;
+    } else {
+      this.advance.fill(0, at, at + n);
+      this.flags.fill(0, at, at + n);
+    }
+    this.length = at + n;
+    return at;
+  }
 }
 
 /**
@@ -149,10 +187,9 @@ export class Paragraph {
   /** Its pieces' source. */
   private readonly source: PieceSource;
   private readonly runs: Run[];
-  /** Width of the cluster that starts at index i (1/1000 em); 0 inside clusters. */
-  private readonly advance: Float64Array;
-  private readonly clusterStart: Uint8Array;
-  private readonly breaks: Uint8Array;
+  /** Its characters' advances and flags: at `at` and after in the document's store. */
+  private readonly chars: CharStore;
+  private readonly at: number;
 
   constructor(raw: string, bold: boolean, ctx: TextContext) {
     const cleaned = cleanText(raw, ctx);
@@ -199,33 +236,40 @@ export class Paragraph {
       i = j;
     }
 
-    this.advance = new Float64Array(n + 1);
-    this.clusterStart = new Uint8Array(n + 1);
+    // One past the end: a line's end may be looked up there.
+    const chars = ctx.chars;
+    const at = chars.take(n + 1);
+    this.chars = chars;
+    this.at = at;
+    const { advance, flags } = chars;
     const { advances, clusters } = ctx.glyphs;
     for (const run of this.runs) {
       for (let g = run.first; g < run.last; g++) {
-        this.advance[clusters[g]] += advances[g];
-        this.clusterStart[clusters[g]] = 1;
+        advance[at + clusters[g]] += advances[g];
+        flags[at + clusters[g]] |= CLUSTER_START;
       }
     }
-    this.breaks = breakOpportunities(text);
+    markBreaks(text, flags, at, BREAK);
   }
 
   /** Width of the whole paragraph on one line (1/1000 em). */
   get width(): number {
+    const { advance } = this.chars;
     let w = 0;
-    for (let i = 0; i < this.text.length; i++) w += this.advance[i];
+    for (let i = this.at, end = this.at + this.text.length; i < end; i++) w += advance[i];
     return w;
   }
 
   /** Width of the widest piece between two break opportunities: the narrowest this paragraph can wrap without cutting. */
   get longestWord(): number {
+    const { advance, flags } = this.chars;
+    const at = this.at;
     let longest = 0;
     let w = 0;
     for (let i = 0; i < this.text.length; i++) {
-      if (this.breaks[i]) w = 0;
+      if (flags[at + i] & BREAK) w = 0;
       if (this.text.charCodeAt(i) === 0x20) continue;
-      w += this.advance[i];
+      w += advance[at + i];
       if (w > longest) longest = w;
     }
     return longest;
@@ -239,6 +283,8 @@ export class Paragraph {
   wrap(max: number): Line[] {
     const n = this.text.length;
     if (n === 0) return [{ pieces: [], width: 0, rtl: this.rtl, text: this.text, start: 0 }];
+    const { advance, flags } = this.chars;
+    const at = this.at;
     const lines: Line[] = [];
     let start = 0;
     while (start < n) {
@@ -247,15 +293,16 @@ export class Paragraph {
       let seenInk = false;
       let i = start;
       for (; i < n; i++) {
-        if (!this.clusterStart[i]) continue;
+        const flag = flags[at + i];
+        if (!(flag & CLUSTER_START)) continue;
         if (this.text.charCodeAt(i) === 0x20) {
-          width += this.advance[i];
+          width += advance[at + i];
           continue;
         }
         // After a soft hyphen, a break shows a hyphen: it must fit too.
-        if (this.breaks[i] && seenInk && (this.text.charCodeAt(i - 1) !== SOFT_HYPHEN || width + this.hyphenAt(i - 1).advance <= max)) lastBreak = i;
-        if (seenInk && width + this.advance[i] > max) break;
-        width += this.advance[i];
+        if (flag & BREAK && seenInk && (this.text.charCodeAt(i - 1) !== SOFT_HYPHEN || width + this.hyphenAt(i - 1).advance <= max)) lastBreak = i;
+        if (seenInk && width + advance[at + i] > max) break;
+        width += advance[at + i];
         seenInk = true;
       }
       const end = i >= n ? n : lastBreak > start ? lastBreak : i;
@@ -271,14 +318,16 @@ export class Paragraph {
   fit(max: number, ellipsis: Paragraph): Line {
     if (this.width <= max) return this.line(0, this.text.length);
     const room = max - ellipsis.width;
+    const { advance, flags } = this.chars;
+    const at = this.at;
     let w = 0;
     let end = 0;
     for (let i = 0; i < this.text.length; i++) {
-      if (!this.clusterStart[i]) continue;
-      if (w + this.advance[i] > room) break;
-      w += this.advance[i];
+      if (!(flags[at + i] & CLUSTER_START)) continue;
+      if (w + advance[at + i] > room) break;
+      w += advance[at + i];
       end = i + 1;
-      while (end < this.text.length && !this.clusterStart[end]) end++;
+      while (end < this.text.length && !(flags[at + end] & CLUSTER_START)) end++;
     }
     const cut = this.line(0, end);
     const tail = ellipsis.line(0, ellipsis.text.length);
@@ -318,7 +367,8 @@ export class Paragraph {
     const hyphen = hyphenate ? this.hyphenAt(end - 1) : undefined;
     if (hyphenate) end--;
     let width = hyphen?.advance ?? 0;
-    for (let i = start; i < end; i++) width += this.advance[i];
+    const { advance } = this.chars;
+    for (let i = this.at + start, last = this.at + end; i < last; i++) width += advance[i];
     // The pieces, and their bidi levels apart (no object per piece around it: a line is made for
     // every line of every cell, and those were a fifth of a long table's garbage).
     const first = this.runIndex(start);

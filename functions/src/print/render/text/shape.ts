@@ -53,23 +53,6 @@ export class GlyphStore {
   }
 }
 
-/** Stores of documents rendered, to be written again (a document's store grows to its glyphs: growing it anew took a tenth of a one-page render). */
-const spareStores: GlyphStore[] = [];
-/** Stores larger than this many glyphs are left to the garbage collector rather than kept. */
-const SPARE_STORE_GLYPHS = 1 << 16;
-
-/** An empty glyph store, of a document rendered earlier if one was given back (releaseGlyphStore). */
-export function glyphStore(): GlyphStore {
-  const store = spareStores.pop() ?? new GlyphStore();
-  store.length = 0;
-  return store;
-}
-
-/** Gives back a store that nothing will read again. */
-export function releaseGlyphStore(store: GlyphStore): void {
-  if (store.gids.length <= SPARE_STORE_GLYPHS && spareStores.length < 4 && !spareStores.includes(store)) spareStores.push(store);
-}
-
 /** Is there a character beyond ASCII in text[start, end)? (None of them needs shaping.) */
 function beyondAscii(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (text.charCodeAt(i) > 0x7f) return true;
