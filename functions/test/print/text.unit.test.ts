@@ -3,6 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import LineBreaker from "linebreak";
+import bidiFactory from "bidi-js";
+import { embeddingLevels } from "../../src/print/render/text/bidi";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
 import { getFace } from "../../src/print/render/text/fonts";
@@ -162,6 +164,27 @@ describe("shaping", () => {
     expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
     expect(line.rtl).toBe(false);
     expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
+  });
+});
+
+describe("bidi levels without bidi-js's every rule", () => {
+  it("resolves letters, numbers, separators, marks and neutrals of both directions as bidi-js does, and leaves the rest to it", () => {
+    const bidi = bidiFactory();
+    // Of each type the shorter path resolves, and some it leaves to bidi-js (brackets, a tab, a zero-width joiner, an emoji).
+    const pool = ["a", "Z", "é", "\u05d0", "\u05e9", "\u0628", "\u0645", "1", "9", "\u0661", "\u06f3", "+", "-", "$", "%", "#", ",", ".", ":", "/", "\u064e", "\u0301", " ", " ", "!", "?", "\u2014", "@", "(", ")", "[", "\t", "\u200d", "\u{1f600}"];
+    let seed = 11;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const samples = ["", " ", "\u0645\u0631\u062d\u0628\u0627 123", "abc \u05d0\u05d1\u05d2 12.5%", "\u0661\u0662/\u0663\u0664", "- 12 \u0628", "\u064e\u0628"];
+    for (let k = 0; k < 30_000; k++) samples.push(Array.from({ length: 1 + random(16) }, () => pool[random(pool.length)]).join(""));
+    const differing: string[] = [];
+    for (const text of samples) {
+      for (const direction of [undefined, "ltr", "rtl"] as const) {
+        const expected = bidi.getEmbeddingLevels(text, direction);
+        const ours = embeddingLevels(text, direction);
+        if (ours.level !== (expected.paragraphs[0]?.level ?? 0) || [...ours.levels].join() !== [...expected.levels].join()) differing.push(`${direction}: ${JSON.stringify(text)}`);
+      }
+    }
+    expect(differing.slice(0, 5)).toEqual([]);
   });
 });
 

@@ -3,8 +3,8 @@
 //   shape each run -> break opportunities (UAX #14) -> lines of a width, each in visual order.
 // Shaping happens once per paragraph; wrapping to any width afterwards only measures.
 
-import bidiFactory from "bidi-js";
 import { LayoutLimitExceeded } from "../layoutLimit";
+import { embeddingLevels } from "./bidi";
 import { BIDI_CONTROLS, HAS_BIDI_CONTROL } from "./bidiControls";
 import { markBreaks } from "./breaks";
 import { getFace, type Face } from "./fonts";
@@ -121,7 +121,6 @@ const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\
 /** SIMPLE without Greek and Cyrillic: most text, tested first (it also tells pieceLanguage that a paragraph has neither). */
 const SIMPLE_LATIN = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
 const STRONG = /[\p{L}]/u;
-let bidi: ReturnType<typeof bidiFactory> | undefined;
 let graphemes: Intl.Segmenter | undefined;
 
 /**
@@ -215,11 +214,7 @@ export class Paragraph {
     let levels: Uint8Array | undefined;
     let baseLevel = 0;
     if (RTL_CHARS.test(text) || ctx.rtl) {
-      bidi ??= bidiFactory();
-      const explicit = STRONG.test(text) ? undefined : ctx.rtl ? "rtl" : "ltr";
-      const result = bidi.getEmbeddingLevels(text, explicit);
-      levels = result.levels;
-      baseLevel = result.paragraphs[0]?.level ?? 0;
+      ({ levels, level: baseLevel } = embeddingLevels(text, STRONG.test(text) ? undefined : ctx.rtl ? "rtl" : "ltr"));
     }
     this.rtl = baseLevel % 2 === 1;
 
