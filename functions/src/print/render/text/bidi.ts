@@ -8,21 +8,11 @@ import bidiFactory from "bidi-js";
 
 let bidi: ReturnType<typeof bidiFactory> | undefined;
 
-/** The types the shorter path resolves, as bits. */
-const L = 1;
-const R = 2;
-const AL = 4;
-const EN = 8;
-const ES = 16;
-const ET = 32;
-const AN = 64;
-const CS = 128;
-const NSM = 256;
-const WS = 512;
-const ON = 1024;
+/** The types the shorter path resolves, a bit each, by bidi-js's names. */
+const BY_NAME: Readonly<Record<string, number>> = Object.fromEntries(["L", "R", "AL", "EN", "ES", "ET", "AN", "CS", "NSM", "WS", "ON"].map((name, i) => [name, 1 << i]));
+const { L, R, AL, EN, ES, ET, AN, CS, NSM, WS, ON } = BY_NAME;
 /** A code unit the shorter path leaves to bidi-js. */
-const OTHER = 2048;
-const BY_NAME: Readonly<Record<string, number>> = { L, R, AL, EN, ES, ET, AN, CS, NSM, WS, ON };
+const OTHER = 1 << 11;
 
 /** Each code unit's type for the shorter path (0: not looked up yet). */
 const types = new Uint16Array(0x10000);
