@@ -120,6 +120,8 @@ const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u
 const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
 /** SIMPLE without Greek and Cyrillic: most text, tested first (it also tells pieceLanguage that a paragraph has neither). */
 const SIMPLE_LATIN = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
+/** SIMPLE_LATIN's characters, as ranges. */
+const SIMPLE_LATIN_RANGES: readonly [number, number][] = [[0x20, 0x7e], [0xa0, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x20ac, 0x20ac]];
 const STRONG = /[\p{L}]/u;
 let graphemes: Intl.Segmenter | undefined;
 
@@ -197,7 +199,7 @@ export class Paragraph {
     let faceAt: Face[];
     let greekOrCyrillic: boolean;
     const simpleLatin = SIMPLE_LATIN.test(cleaned);
-    if ((simpleLatin || SIMPLE.test(cleaned)) && covers(latin, cleaned)) {
+    if ((simpleLatin && hasSimpleLatin(latin)) || ((simpleLatin || SIMPLE.test(cleaned)) && covers(latin, cleaned))) {
       text = cleaned;
       faceAt = [];
       greekOrCyrillic = !simpleLatin;
@@ -445,6 +447,19 @@ function sliceRun(glyphs: GlyphStore, run: Run, start: number, end: number): [fr
     return lo;
   };
   return rtl ? [firstFrom(end), firstFrom(start)] : [firstFrom(start), firstFrom(end)];
+}
+
+/** Faces that have every character SIMPLE_LATIN admits: found once per face, not a paragraph at a time. */
+const simpleLatinFaces = new Map<Face, boolean>();
+
+function hasSimpleLatin(face: Face): boolean {
+  let has = simpleLatinFaces.get(face);
+  if (has === undefined) {
+    has = true;
+    for (const [from, to] of SIMPLE_LATIN_RANGES) for (let cp = from; has && cp <= to; cp++) has = face.has(cp) || isIgnorable(cp);
+    simpleLatinFaces.set(face, has);
+  }
+  return has;
 }
 
 /** Does the face have every character of the text (ignorables aside)? */
