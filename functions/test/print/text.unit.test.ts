@@ -10,6 +10,18 @@ import { documentText, type DocumentText, type Line, type Piece } from "../../sr
 import { getFace } from "../../src/print/render/text/fonts";
 import { marksEnd, OTHER_CLUSTER_RULES } from "../../src/print/render/text/paragraph";
 
+/** Whole numbers below n, from a seeded generator (mulberry32: every bit of it varies, unlike a linear congruential one's low bits). */
+function randomInts(seed: number): (n: number) => number {
+  let state = seed >>> 0;
+  return (n: number): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n | 0;
+  };
+}
+
 const graphemeStarts = (text: string): Set<number> =>
   new Set([...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)].map((s) => s.index));
 /** A piece's glyphs out of the glyph store, one object each. */
@@ -64,14 +76,14 @@ describe("line breaking", () => {
       return at;
     };
     const ours = (text: string): number[] => [...breakOpportunities(text).entries()].filter(([, b]) => b).map(([i]) => i);
-    // Every Latin, Greek and Cyrillic letter of the Basic Multilingual Plane, among the rest.
-    const letters = Array.from({ length: 0x10000 }, (_, cp) => String.fromCharCode(cp)).filter((c) => /(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u.test(c));
+    // Every Latin, Greek and Cyrillic letter (fullwidth ones too, which UAX #14 treats as ideographs), among the rest.
+    const letters = Array.from({ length: 0x20000 }, (_, cp) => String.fromCodePoint(cp)).filter((c) => /(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u.test(c));
     const others = "09 .,:;--//  ";
-    let seed = 7;
-    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
-    const samples = ["Inspection complete, no defects found. Next visit: 12.05.", " leading and trailing ", "a .b ;c", "1,234.56 kg", "-a a -b a/-1", ""];
+    const random = randomInts(7);
+    const samples = ["Inspection complete, no defects found. Next visit: 12.05.", " leading and trailing ", "a .b ;c", "1,234.56 kg", "-a a -b a/-1", "ＡＢＣＤ ＥＦＧＨ", ""];
     for (let k = 0; k < 20_000; k++) samples.push(Array.from({ length: 1 + random(24) }, () => (random(2) ? letters[random(letters.length)] : others[random(others.length)])).join(""));
-    for (let k = 0; k < letters.length; k += 40) samples.push(letters.slice(k, k + 40).join(" -"));
+    // Each letter next to a letter, a digit, and each of the punctuation on both sides.
+    for (const l of letters) samples.push(`a${l} ${l}-${l}/${l}.a`, `1${l},${l}:${l};${l}1`, `${l}-1 ${l}/1 ${l}${l}`);
     const differing = samples.filter((text) => ours(text).join() !== byBreaker(text).join());
     expect(differing.slice(0, 5)).toEqual([]);
     expect(ours("Inspection complete, no defects found.")).toEqual([11, 21, 24, 32]);
@@ -172,10 +184,23 @@ describe("bidi levels without bidi-js's every rule", () => {
     const bidi = bidiFactory();
     // Of each type the shorter path resolves, and some it leaves to bidi-js (brackets, a tab, a zero-width joiner, an emoji).
     const pool = ["a", "Z", "é", "\u05d0", "\u05e9", "\u0628", "\u0645", "1", "9", "\u0661", "\u06f3", "+", "-", "$", "%", "#", ",", ".", ":", "/", "\u064e", "\u0301", " ", " ", "!", "?", "\u2014", "@", "(", ")", "[", "\t", "\u200d", "\u{1f600}"];
-    let seed = 11;
-    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const random = randomInts(11);
     const samples = ["", " ", "\u0645\u0631\u062d\u0628\u0627 123", "abc \u05d0\u05d1\u05d2 12.5%", "\u0661\u0662/\u0663\u0664", "- 12 \u0628", "\u064e\u0628"];
-    for (let k = 0; k < 30_000; k++) samples.push(Array.from({ length: 1 + random(16) }, () => pool[random(pool.length)]).join(""));
+    // Every code unit of the Basic Multilingual Plane by its bidi type, for strings of any characters of the chosen types.
+    const byType = new Map<string, string[]>();
+    for (let unit = 0x20; unit < 0x10000; unit++) {
+      const ch = String.fromCharCode(unit);
+      const type = bidi.getBidiCharTypeName(ch);
+      const units = byType.get(type);
+      if (units) units.push(ch);
+      else byType.set(type, [ch]);
+    }
+    const types = [...byType.values()];
+    const anyOfAType = (): string => {
+      const units = types[random(types.length)];
+      return units[random(units.length)];
+    };
+    for (let k = 0; k < 30_000; k++) samples.push(Array.from({ length: 1 + random(16) }, () => (random(3) ? pool[random(pool.length)] : anyOfAType())).join(""));
     const differing: string[] = [];
     for (const text of samples) {
       for (const direction of [undefined, "ltr", "rtl"] as const) {

@@ -275,4 +275,10 @@ describe("world scripts: shared punctuation", () => {
     expect(pdf.missingCharacters).toBe(0);
     expect(popplerLines(pdf.bytes).join(" ")).toContain("Plant N3، Hall 2। Block 4。 Done");
   });
+
+  it("prints fullwidth Latin letters and digits (Japanese text's) from the CJK fonts, which have them", async () => {
+    const pdf = await render(oneValue("ＡＢＣ株式会社 ｚ１２３"));
+    expect(pdf.missingCharacters).toBe(0);
+    expect(popplerLines(pdf.bytes).join(" ")).toContain("ＡＢＣ株式会社 ｚ１２３");
+  });
 });

@@ -11,11 +11,12 @@ const PUNCTUATION = /\p{P}/u;
 let words: Intl.Segmenter | undefined;
 
 /**
- * Text of Latin, Greek and Cyrillic letters, digits, spaces, . , : ; (which UAX #14 never breaks
- * before), hyphens and slashes: most of a form's text. Its opportunities follow from a few of the
- * algorithm's rules (simpleBreaks); anything else goes to the breaker.
+ * Text of Latin, Greek and Cyrillic letters (but the fullwidth ones, ideographic to UAX #14),
+ * digits, spaces, . , : ; (which UAX #14 never breaks before), hyphens and slashes: most of a
+ * form's text. Its opportunities follow from a few of the algorithm's rules (simpleBreaks);
+ * anything else goes to the breaker.
  */
-const SIMPLE_BREAKS = /^(?:(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/])*$/u;
+const SIMPLE_BREAKS = /^(?:(?=\p{L})(?![\uff00-\uffef])[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/])*$/u;
 const SPACE = 0x20;
 const HYPHEN = 0x2d;
 const SLASH = 0x2f;

@@ -130,7 +130,8 @@ function extensionsOf(cp: number): (Family | "han")[] {
 export function fontChain(cls: ScriptClass, cp: number, han: HanStyle): readonly Family[] {
   switch (cls) {
     case "latin":
-      return ["latin", "emoji"];
+      // Fullwidth Latin letters (Ａ, ｚ), which CJK text uses, are in the CJK fonts, not in the Latin one.
+      return isCjkBlock(cp) ? ["latin", ...HAN_ORDER[han], "emoji"] : ["latin", "emoji"];
     case "common":
     case "inherited":
     case "other": {
