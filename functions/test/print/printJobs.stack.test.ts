@@ -225,7 +225,9 @@ describe("print jobs", () => {
       const faults = (await mailSink("/faults")).json;
       expect(faults.storage).toBeNull();
       expect(faults.workersExited - exitedBefore).toBe(fault.mode === "exit-worker" ? 1 : 0);
-      expect((await firestore().doc(`tenants/acme-north/printJobs/${job.jobId}/chunks/00000`).get()).get("attempts")).toBe(2);
+      // At least a second: Cloud Tasks delivers at least once, and under the full suite's load the
+      // stack's queue once made a third (session 19's CI), which must count nothing twice either.
+      expect((await firestore().doc(`tenants/acme-north/printJobs/${job.jobId}/chunks/00000`).get()).get("attempts")).toBeGreaterThanOrEqual(2);
       const zip = await unzipped(job.result.downloadUrl);
       try {
         const manifest = JSON.parse(zip.read("manifest.json").toString("utf8"));
