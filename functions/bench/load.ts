@@ -25,7 +25,7 @@ import { Agent, request } from "node:http";
 import { getFirestore } from "firebase-admin/firestore";
 import { EMULATOR_ENV, URLS } from "../stack/config";
 import { seedStack, signInToStack, stackAdminApp } from "../stack/seedStack";
-import { percentile } from "./stats";
+import { percentile, seededRandom } from "./stats";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -146,18 +146,6 @@ const KINDS: { kind: string; weight: number; plan(c: Client): Planned }[] = [
 ];
 const WHEEL = KINDS.flatMap((k) => Array<(typeof KINDS)[number]>(k.weight).fill(k));
 
-/** A small deterministic generator (mulberry32), so that runs are comparable. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
 
 function send(planned: Planned, authorization: string): Promise<{ status: number; ms: number; error?: string }> {
@@ -185,7 +173,7 @@ interface PhaseResult {
 
 /** `count` requests from `concurrency` clients, each sending one request at a time. */
 async function phase(count: number, seed: number, concurrency = CONCURRENCY): Promise<PhaseResult> {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed); // deterministic, so that runs are comparable
   const result: PhaseResult = { requests: 0, errors: [], wallMs: 0, latencies: new Map() };
   let next = 0;
   const started = performance.now();

@@ -51,3 +51,15 @@ export const mib = (bytes: number): string => fmt(bytes / (1024 * 1024));
 
 /** A ratio as "12.3x". */
 export const ratio = (v: number): string => (Number.isFinite(v) ? `${fmt(v)}x` : "n/a");
+
+/** A small deterministic generator (mulberry32: every bit of its output varies, unlike a linear congruential one's low bits): numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

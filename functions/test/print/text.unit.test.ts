@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import LineBreaker from "linebreak";
+import { seededRandom } from "../../bench/stats";
 import bidiFactory from "bidi-js";
 import { embeddingLevels } from "../../src/print/render/text/bidi";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
@@ -10,16 +11,10 @@ import { documentText, type DocumentText, type Line, type Piece } from "../../sr
 import { getFace } from "../../src/print/render/text/fonts";
 import { marksEnd, OTHER_CLUSTER_RULES } from "../../src/print/render/text/paragraph";
 
-/** Whole numbers below n, from a seeded generator (mulberry32: every bit of it varies, unlike a linear congruential one's low bits). */
+/** Whole numbers below n, from a seeded generator. */
 function randomInts(seed: number): (n: number) => number {
-  let state = seed >>> 0;
-  return (n: number): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n | 0;
-  };
+  const random = seededRandom(seed);
+  return (n: number): number => Math.floor(random() * n);
 }
 
 const graphemeStarts = (text: string): Set<number> =>

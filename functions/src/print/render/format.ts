@@ -245,14 +245,11 @@ const MAX_FALLBACK_CHARS = 20000;
  */
 export function genericText(value: unknown, fmt: Formatter = defaults()): string {
   if (typeof value === "string") return value;
-  // Numbers and booleans (most table cells that are not text) need no set of objects seen.
-  if (typeof value === "number") return fmt.number(value);
-  if (typeof value === "boolean") return fmt.boolean(value);
-  const text = genericInner(value, 0, new Set(), fmt);
+  const text = genericInner(value, fmt);
   return text.length > MAX_FALLBACK_CHARS ? `${text.slice(0, MAX_FALLBACK_CHARS)}\u2026` : text;
 }
 
-function genericInner(value: unknown, depth: number, seen: Set<object>, fmt: Formatter): string {
+function genericInner(value: unknown, fmt: Formatter): string {
   switch (typeof value) {
     case "string":
       return value;
@@ -271,7 +268,8 @@ function genericInner(value: unknown, depth: number, seen: Set<object>, fmt: For
   const instant = asInstant(value);
   if (instant) return fmt.dateTime(instant);
   if (value instanceof Date) return "Invalid date";
-  return jsonish(value, depth, seen, fmt);
+  // The set of objects seen made only for an object (numbers are most table cells that are not text).
+  return jsonish(value, 0, new Set(), fmt);
 }
 
 /** JSON-like text of an object: cycle-safe, depth-limited, never throws (getters are guarded). */

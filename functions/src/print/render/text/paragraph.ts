@@ -117,11 +117,17 @@ const REPLACEMENT = "\ufffd";
 const SOFT_HYPHEN = 0xad;
 /** Right-to-left letters, and the mark that makes text run right to left (RLM; the explicit controls are gone: cleanText). */
 const RTL_CHARS = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}\u200f]/u;
-const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u03ff\u0400-\u04ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
-/** SIMPLE without Greek and Cyrillic: most text, tested first (it also tells pieceLanguage that a paragraph has neither). */
-const SIMPLE_LATIN = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u20ac]*$/;
-/** SIMPLE_LATIN's characters, as ranges. */
+/** Plain Latin text's characters (ASCII, Latin-1 and Latin Extended, general punctuation, the euro), as ranges. */
 const SIMPLE_LATIN_RANGES: readonly [number, number][] = [[0x20, 0x7e], [0xa0, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x20ac, 0x20ac]];
+/** Text of only these characters (all in the Basic Multilingual Plane). */
+const onlyIn = (ranges: readonly [number, number][]): RegExp => {
+  const unit = (cp: number): string => `\\u${cp.toString(16).padStart(4, "0")}`;
+  return new RegExp(`^[${ranges.map(([from, to]) => `${unit(from)}-${unit(to)}`).join("")}]*$`);
+};
+/** SIMPLE_LATIN with Greek and Cyrillic. */
+const SIMPLE = onlyIn([...SIMPLE_LATIN_RANGES, [0x370, 0x3ff], [0x400, 0x4ff]]);
+/** Most text, tested first (it also tells pieceLanguage that a paragraph has neither Greek nor Cyrillic). */
+const SIMPLE_LATIN = onlyIn(SIMPLE_LATIN_RANGES);
 const STRONG = /[\p{L}]/u;
 let graphemes: Intl.Segmenter | undefined;
 
@@ -355,6 +361,14 @@ export class Paragraph {
     return { face, gid: g.gid, advance: g.adv };
   }
 
+  /** The glyphs of `run` whose clusters lie in text[start, end), as a piece (none when there are none). */
+  private runPiece(run: Run, start: number, end: number): Piece | undefined {
+    let from = run.first;
+    let to = run.last;
+    if (run.start < start || run.end > end) [from, to] = sliceRun(this.glyphs, run, start, end);
+    return to > from ? { face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source } : undefined;
+  }
+
   /**
    * The line of text[start, end): trailing spaces dropped, pieces reordered visually (UAX #9, L2).
    * `hyphenate`: the line ends at a soft hyphen, drawn as a hyphen that stands for it.
@@ -371,24 +385,17 @@ export class Paragraph {
     const first = this.runIndex(start);
     if (!hyphen && first < this.runs.length && this.runs[first].end >= end) {
       // Within one run (most lines): one piece, nothing to reorder.
-      const run = this.runs[first];
-      let from = run.first;
-      let to = run.last;
-      if (run.start < start || run.end > end) [from, to] = sliceRun(this.glyphs, run, start, end);
-      const pieces = to > from ? [{ face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source }] : [];
-      return { pieces, width, rtl: this.rtl, text: this.text, start };
+      const piece = this.runPiece(this.runs[first], start, end);
+      return { pieces: piece ? [piece] : [], width, rtl: this.rtl, text: this.text, start };
     }
     const pieces: Piece[] = [];
     const levels: number[] = [];
     // Runs are in text order: from the one that holds `start` to the last that begins before `end`.
     for (let r = first; r < this.runs.length && this.runs[r].start < end; r++) {
-      const run = this.runs[r];
-      let from = run.first;
-      let to = run.last;
-      if (run.start < start || run.end > end) [from, to] = sliceRun(this.glyphs, run, start, end);
-      if (to <= from) continue;
-      pieces.push({ face: run.face, rtl: run.level % 2 === 1, glyphs: this.glyphs, start: from, end: to, source: this.source });
-      levels.push(run.level);
+      const piece = this.runPiece(this.runs[r], start, end);
+      if (!piece) continue;
+      pieces.push(piece);
+      levels.push(this.runs[r].level);
     }
     if (hyphen) {
       const level = this.runs[this.runIndex(end)].level;
