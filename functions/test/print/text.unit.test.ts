@@ -8,8 +8,12 @@ import bidiFactory from "bidi-js";
 import { embeddingLevels } from "../../src/print/render/text/bidi";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
-import { getFace } from "../../src/print/render/text/fonts";
-import { marksEnd, OTHER_CLUSTER_RULES } from "../../src/print/render/text/paragraph";
+import { getFace, SCRIPT_FAMILIES, SCRIPT_FONTS } from "../../src/print/render/text/fonts";
+import { GlyphStore, loadShaper, shapedWordCount, shapeRun, throughHarfBuzz } from "../../src/print/render/text/shape";
+import { scriptOf } from "../../src/print/render/text/scripts";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { cleanText, marksEnd, OTHER_CLUSTER_RULES } from "../../src/print/render/text/paragraph";
 
 /** Whole numbers below n, from a seeded generator. */
 function randomInts(seed: number): (n: number) => number {
@@ -171,6 +175,54 @@ describe("shaping", () => {
     expect(visual.replace(/\s+/g, " ").trim()).toBe("abc הד 123 גבא xyz");
     expect(line.rtl).toBe(false);
     expect((await text("he", "שלום")).wrap("שלום abc", false, Infinity)[0].rtl).toBe(true);
+  });
+});
+
+describe("shaping word by word", () => {
+  /** Every string of the demo documents (each script's sample text is there). */
+  const demoStrings = (): string[] => {
+    const strings: string[] = [];
+    const walk = (v: unknown): void => {
+      if (typeof v === "string") strings.push(cleanText(v));
+      else if (v && typeof v === "object") Object.values(v).forEach(walk);
+    };
+    walk(JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")));
+    return strings;
+  };
+  const glyphArrays = (store: GlyphStore, first: number) =>
+    (["gids", "advances", "dx", "dy", "clusters", "clusterEnds"] as const).map((k) => [...store[k].subarray(first, store.length)]);
+
+  it("gives every shaped script's runs the glyphs HarfBuzz gives them shaped whole, words in any order, at a run's edge against other text or not", async () => {
+    await loadShaper();
+    const strings = demoStrings();
+    const int = randomInts(2611);
+    const wordsBefore = shapedWordCount();
+    for (const family of SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped)) {
+      const own = (w: string): boolean => [...w].some((c) => scriptOf(c.codePointAt(0)!) === family);
+      const mine = (c: string): boolean => ["common", "inherited", family].includes(scriptOf(c.codePointAt(0)!));
+      // The family's words with the punctuation and digits beside them, and a word that begins with a mark.
+      const words = [...new Set(strings.flatMap((s) => s.split(" ")).filter((w) => own(w) && [...w].every(mine)))];
+      const mark = words.join("").match(/\p{M}/u)?.[0];
+      if (mark) words.push(mark + words[0]);
+      expect(words.length, family).toBeGreaterThanOrEqual(4);
+      const { language } = SCRIPT_FONTS[family];
+      const rtl = family === "arabic" || family === "hebrew";
+      for (let n = 0; n < 150; n++) {
+        const run = Array.from({ length: 1 + int(10) }, () => words[int(words.length)]).join(int(5) === 0 ? "  " : " ");
+        // Text of another script either side, touching the run or not (its edge words are shaped in context).
+        const before = ["", "abc", "abc "][int(3)];
+        const after = ["", "xyz", " xyz"][int(3)];
+        const whole = before + run + after;
+        const face = getFace(family, int(2) === 1);
+        const byWords = new GlyphStore();
+        const byRun = new GlyphStore();
+        const a = shapeRun(byWords, whole, before.length, before.length + run.length, face, rtl, language);
+        const b = throughHarfBuzz(byRun, whole, before.length, before.length + run.length, face, rtl, language);
+        expect(glyphArrays(byWords, a), `${family}: ${JSON.stringify(whole)}`).toEqual(glyphArrays(byRun, b));
+      }
+    }
+    // The words were kept: the runs above went word by word, not whole.
+    expect(shapedWordCount() - wordsBefore).toBeGreaterThan(200);
   });
 });
 

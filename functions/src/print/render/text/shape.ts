@@ -5,7 +5,8 @@
 // faster; it has no kerning.
 
 import type * as HarfBuzz from "harfbuzzjs" with { "resolution-mode": "import" };
-import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face } from "./fonts";
+import { SCRIPT_FAMILIES, SCRIPT_FONTS, type Face, type Family } from "./fonts";
+import { scriptOf } from "./scripts";
 
 /**
  * The glyphs a document's text was shaped into, as parallel arrays (no object per glyph: a long
@@ -104,15 +105,25 @@ export function loadShaper(): Promise<void> {
 /** Shapes text[start, end) in one face and direction into `store`, in visual order; returns where its glyphs start there (they end at its length). */
 export function shapeRun(store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
   if (!hb || !(rtl || (beyondAscii(text, start, end) && NEEDS_SHAPING.test(text.slice(start, end))))) return throughCmap(store, text, start, end, face);
-  return throughHarfBuzz(store, text, start, end, face, rtl, language);
+  const script = scriptOfRun(text, start, end, face);
+  const first = script ? throughWords(hb, store, text, start, end, face, rtl, language, script) : withHarfBuzz(hb, store, text, start, end, face, rtl, language);
+  markClusterEnds(store, first, end, rtl);
+  return first;
 }
 
-/** shapeRun's HarfBuzz path, for any text (the benchmark compares it with the cmap path). Needs loadShaper(). */
+/** shapeRun's HarfBuzz path, for any text, the run shaped whole (the benchmark compares it with the cmap path). Needs loadShaper(). */
 export function throughHarfBuzz(store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
   if (!hb) throw new Error("HarfBuzz is not loaded: await loadShaper() first");
   const first = withHarfBuzz(hb, store, text, start, end, face, rtl, language);
-  // Each glyph learns where its cluster's text ends: clusters come in visual order, ascending in a
-  // left-to-right run and descending in a right-to-left one (HarfBuzz's default cluster level).
+  markClusterEnds(store, first, end, rtl);
+  return first;
+}
+
+/**
+ * Each glyph of a run learns where its cluster's text ends: clusters come in visual order, ascending
+ * in a left-to-right run and descending in a right-to-left one (HarfBuzz's default cluster level).
+ */
+function markClusterEnds(store: GlyphStore, first: number, end: number, rtl: boolean): void {
   const { clusters, clusterEnds } = store;
   const count = store.length - first;
   let next = end;
@@ -125,18 +136,128 @@ export function throughHarfBuzz(store: GlyphStore, text: string, start: number, 
       next = cluster;
     }
   }
+}
+
+/** ISO 15924 codes of the shaped families' scripts (CLDR's likely script of each family's language). */
+const FAMILY_SCRIPTS = new Map<Family, string>(
+  SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped).map((f) => [f, new Intl.Locale(SCRIPT_FONTS[f].language).maximize().script ?? ""]),
+);
+
+/** A character that HarfBuzz puts in the cluster of the one before it, even a space (marks, joiners, variation selectors, tags). */
+const CONTINUES = /[\p{M}\p{Script=Inherited}\u{e0020}-\u{e007f}]/uy;
+
+/**
+ * The script HarfBuzz would guess for the run, where the run can be shaped word by word: its face's
+ * script with only common and inherited characters beside it (then it is the face's script), and
+ * no space in it that a mark after it joins. Else undefined.
+ */
+function scriptOfRun(text: string, start: number, end: number, face: Face): string | undefined {
+  const script = FAMILY_SCRIPTS.get(face.family);
+  if (!script) return undefined;
+  let own = false;
+  for (let i = start; i < end; i++) {
+    const cp = text.codePointAt(i)!;
+    if (i > start && text.charCodeAt(i - 1) === 0x20) {
+      CONTINUES.lastIndex = i;
+      if (CONTINUES.test(text)) return undefined;
+    }
+    if (cp > 0xffff) i++;
+    const cls = scriptOf(cp);
+    if (cls === face.family) own = true;
+    else if (cls !== "common" && cls !== "inherited") return undefined;
+  }
+  return own ? script : undefined;
+}
+
+/** A word as HarfBuzz shaped it: per glyph, in visual order, its id, advance, offsets and cluster (from the word's start). */
+type ShapedWord = Float64Array;
+const WORD_FIELDS = 5;
+/** Words kept per face, direction and language; past it they are forgotten and shaped again. */
+const WORDS_KEPT = 4096;
+/** Shaped words by face, then direction and language, then text. */
+const shapedWords = new Map<Face, Map<string, Map<string, ShapedWord>>>();
+
+/** Words shaped and kept so far, in every face, direction and language (tests see that runs went word by word). */
+export function shapedWordCount(): number {
+  let count = 0;
+  for (const byLanguage of shapedWords.values()) for (const words of byLanguage.values()) count += words.size;
+  return count;
+}
+
+function wordsOf(face: Face, rtl: boolean, language: string): Map<string, ShapedWord> {
+  let byLanguage = shapedWords.get(face);
+  if (!byLanguage) shapedWords.set(face, (byLanguage = new Map()));
+  const key = (rtl ? "rtl " : "ltr ") + language;
+  let words = byLanguage.get(key);
+  if (!words) byLanguage.set(key, (words = new Map()));
+  return words;
+}
+
+/**
+ * A run shaped word by word, each word between spaces shaped once per process (as browsers do:
+ * documents repeat their words, and HarfBuzz was a fifth of a long Arabic render). Nothing joins,
+ * kerns or substitutes across a space in these fonts (a test compares with whole runs), so a word
+ * shapes alike wherever it is; one at the run's edge against other text is shaped in its context.
+ */
+function throughWords(h: typeof HarfBuzz, store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string, script: string): number {
+  const first = store.length;
+  const words = wordsOf(face, rtl, language);
+  // Words and the spaces between them, in visual order: from the last in a right-to-left run.
+  for (let i = rtl ? end : start; rtl ? i > start : i < end; ) {
+    let a = i;
+    let b = i;
+    const space = text.charCodeAt(rtl ? i - 1 : i) === 0x20;
+    if (rtl) while (a > start && (text.charCodeAt(a - 1) === 0x20) === space) a--;
+    else while (b < end && (text.charCodeAt(b) === 0x20) === space) b++;
+    i = rtl ? a : b;
+    const alone = space || ((a > start || a === 0 || text.charCodeAt(a - 1) === 0x20) && (b < end || b === text.length || text.charCodeAt(b) === 0x20));
+    if (!alone) {
+      withHarfBuzz(h, store, text, a, b, face, rtl, language, script);
+      continue;
+    }
+    const word = text.slice(a, b);
+    let shaped = words.get(word);
+    if (!shaped) {
+      const at = withHarfBuzz(h, store, word, 0, word.length, face, rtl, language, script, 0);
+      shaped = new Float64Array((store.length - at) * WORD_FIELDS);
+      for (let g = at, k = 0; g < store.length; g++, k += WORD_FIELDS) {
+        shaped[k] = store.gids[g];
+        shaped[k + 1] = store.advances[g];
+        shaped[k + 2] = store.dx[g];
+        shaped[k + 3] = store.dy[g];
+        shaped[k + 4] = store.clusters[g];
+      }
+      store.length = at;
+      if (words.size >= WORDS_KEPT) words.clear();
+      words.set(word, shaped);
+    }
+    for (let k = 0; k < shaped.length; k += WORD_FIELDS) store.push(shaped[k], shaped[k + 1], shaped[k + 2], shaped[k + 3], shaped[k + 4] + a, 0);
+  }
   return first;
 }
 
-function withHarfBuzz(h: typeof HarfBuzz, store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string): number {
+/** HarfBuzz's glyphs for text[start, end) into `store`, with `context` characters either side; the script given, or guessed from the text. */
+function withHarfBuzz(
+  h: typeof HarfBuzz,
+  store: GlyphStore,
+  text: string,
+  start: number,
+  end: number,
+  face: Face,
+  rtl: boolean,
+  language: string,
+  script?: string,
+  context = CONTEXT,
+): number {
   buffer ??= new h.Buffer();
   buffer.reset();
   // Some text either side is context (Arabic joins across a run's edge); not the whole paragraph,
   // which HarfBuzz would copy again for each run. Clusters are UTF-16 indices into that window.
-  const from = Math.max(0, start - CONTEXT);
-  buffer.addText(text.slice(from, Math.min(text.length, end + CONTEXT)), start - from, end - start);
+  const from = Math.max(0, start - context);
+  buffer.addText(text.slice(from, Math.min(text.length, end + context)), start - from, end - start);
   buffer.setDirection(rtl ? h.Direction.RTL : h.Direction.LTR);
   buffer.setLanguage(language);
+  if (script) buffer.setScript(script);
   buffer.guessSegmentProperties();
   h.shape(face.shaper(h), buffer);
   const scale = face.scale;
