@@ -211,7 +211,9 @@ export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Lin
     w.wanted = languageProperty;
     const { advances, dx, clusters, clusterEnds } = piece.glyphs;
     const source = piece.source.text;
-    for (let i = piece.start; i < piece.end; ) {
+    // Text from the cmap (Latin, CJK) is all plain glyphs: shown in one string, without the cluster loop.
+    const plainEnd = piece.rtl || language?.words ? piece.start : w.showPlain(piece);
+    for (let i = plainEnd; i < piece.end; ) {
       let j = i + 1;
       while (j < piece.end && clusters[j] === clusters[i]) j++;
       if (language?.words) {
@@ -356,6 +358,31 @@ class LineWriter {
     this.string = false;
     if (this.array) this.out.text("] TJ ");
     this.array = false;
+  }
+
+  /**
+   * Shows the piece's glyphs from its start while each is a cluster of its own drawn at its /W width
+   * without offsets, as show() would; returns where it stopped (the piece's end, for text from the cmap).
+   */
+  showPlain(piece: Piece): number {
+    const { gids, advances, dx, dy, clusters, clusterEnds } = piece.glyphs;
+    const text = piece.source.text;
+    const end = piece.end;
+    let g = piece.start;
+    for (; g < end; g++) {
+      const gid = gids[g];
+      const advance = advances[g];
+      if (dx[g] !== 0 || dy[g] !== 0 || advance !== this.face.advance(gid) || (g + 1 < end && clusters[g + 1] === clusters[g])) break;
+      if (!this.string) {
+        this.openArray();
+        this.out.byte(0x28);
+        this.string = true;
+      }
+      this.out.code(this.use.codeOf(gid, text, clusters[g], clusterEnds[g]));
+      this.pen += advance;
+    }
+    this.at = this.pen;
+    return g;
   }
 
   /** Shows glyph g of the piece at the pen, standing for `text` (the cluster's; "" for none; undefined: source[from, to) as it is). */
