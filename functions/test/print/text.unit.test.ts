@@ -67,7 +67,7 @@ describe("line breaking", () => {
     }
   });
 
-  it("finds in Latin, Greek and Cyrillic letters, digits, spaces, . , : ; - and / the opportunities UAX #14's breaker finds, without it", () => {
+  it("finds in Latin, Greek and Cyrillic letters, digits, spaces and . , : ; - / ( ) ' % & @ * # – — the opportunities UAX #14's breaker finds, without it", () => {
     const byBreaker = (text: string): number[] => {
       const at: number[] = [];
       const breaker = new LineBreaker(text);
@@ -77,12 +77,15 @@ describe("line breaking", () => {
     const ours = (text: string): number[] => [...breakOpportunities(text).entries()].filter(([, b]) => b).map(([i]) => i);
     // Every Latin, Greek and Cyrillic letter (fullwidth ones too, which UAX #14 treats as ideographs), among the rest.
     const letters = Array.from({ length: 0x20000 }, (_, cp) => String.fromCodePoint(cp)).filter((c) => /(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u.test(c));
-    const others = "09 .,:;--//  ";
+    const others = "09 .,:;--//  ()'%&@*#\u2013\u2014";
     const random = randomInts(7);
     const samples = ["Inspection complete, no defects found. Next visit: 12.05.", " leading and trailing ", "a .b ;c", "1,234.56 kg", "-a a -b a/-1", "ＡＢＣＤ ＥＦＧＨ", ""];
+    samples.push("Pump P-101 (north) — 72.5% of rated load; O'Brien's note: 'ok' – see #4 & @site *");
     for (let k = 0; k < 20_000; k++) samples.push(Array.from({ length: 1 + random(24) }, () => (random(2) ? letters[random(letters.length)] : others[random(others.length)])).join(""));
     // Each letter next to a letter, a digit, and each of the punctuation on both sides.
-    for (const l of letters) samples.push(`a${l} ${l}-${l}/${l}.a`, `1${l},${l}:${l};${l}1`, `${l}-1 ${l}/1 ${l}${l}`);
+    for (const l of letters) samples.push(`a${l} ${l}-${l}/${l}.a`, `1${l},${l}:${l};${l}1`, `${l}-1 ${l}/1 ${l}${l}`, `(${l}) ${l}'${l}—${l}–${l}% ${l}`);
+    // Every pair of the punctuation and a letter or digit, with and without spaces between, after text or at its start.
+    for (const a of others + "a") for (const b of others + "a") samples.push(`${a}${b}a`, `x${a}${b}a`, `x${a} ${b}a`, ` ${a}  ${b}`);
     const differing = samples.filter((text) => ours(text).join() !== byBreaker(text).join());
     expect(differing.slice(0, 5)).toEqual([]);
     expect(ours("Inspection complete, no defects found.")).toEqual([11, 21, 24, 32]);
@@ -255,6 +258,18 @@ describe("bidi levels without bidi-js's every rule", () => {
         const ours = embeddingLevels(text, direction);
         if (ours.level !== (expected.paragraphs[0]?.level ?? 0) || [...ours.levels].join() !== [...expected.levels].join()) differing.push(`${direction}: ${JSON.stringify(text)}`);
       }
+    }
+    expect(differing.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe("clean text", () => {
+  it("gives every character of the Basic Multilingual Plane what its rules say, whichever path it takes: tabs as spaces, controls as U+FFFD, bidi controls gone, composed", () => {
+    // eslint-disable-next-line no-control-regex -- control characters are what the rule replaces
+    const byRules = (text: string): string => text.replace(/[\u202a-\u202e\u2066-\u2069]/g, "").toWellFormed().replace(/\t/g, " ").replace(/[\x00-\x1f\x7f-\x9f]/g, "\ufffd").normalize("NFC");
+    const differing: string[] = [];
+    for (let cp = 0; cp <= 0xffff; cp++) {
+      for (const text of [`a${String.fromCharCode(cp)}`, `${String.fromCharCode(cp)}\u00e9 \u2014`]) if (cleanText(text) !== byRules(text)) differing.push(text);
     }
     expect(differing.slice(0, 5)).toEqual([]);
   });

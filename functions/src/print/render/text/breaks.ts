@@ -12,31 +12,58 @@ let words: Intl.Segmenter | undefined;
 
 /**
  * Text of Latin, Greek and Cyrillic letters (but the fullwidth ones, ideographic to UAX #14),
- * digits, spaces, . , : ; (which UAX #14 never breaks before), hyphens and slashes: most of a
- * form's text. Its opportunities follow from a few of the algorithm's rules (simpleBreaks);
- * anything else goes to the breaker.
+ * digits, spaces and the punctuation most of a form's text has (simpleBreaks' classes): its
+ * opportunities follow from UAX #14's pair table alone. Anything else goes to the breaker.
  */
-const SIMPLE_BREAKS = /^(?:(?=\p{L})(?![\uff00-\uffef])[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/])*$/u;
+const SIMPLE_BREAKS = /^(?:(?=\p{L})(?![\uff00-\uffef])[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/()'%&@*#\u2013\u2014])*$/u;
+
+// UAX #14's classes of SIMPLE_BREAKS' characters, in PAIRS' order: letters and & @ * # (AL), digits
+// (NU), . , : ; (IS), / (SY), - (HY), ( (OP), ) (CP), ' (QU), em dash (B2), en dash (BA), % (PO).
+const AL = 0;
+const START = 11;
 const SPACE = 0x20;
-const HYPHEN = 0x2d;
-const SLASH = 0x2f;
-/** Characters that no opportunity comes before: spaces (LB7), . , : ; and the slash (LB13). */
-const kept = (c: number): boolean => c === SPACE || c === 0x2e || c === 0x2c || c === 0x3a || c === 0x3b || c === SLASH;
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const ASCII_CLASSES = new Uint8Array(128);
+for (const [chars, cls] of [["0123456789", 1], [".,:;", 2], ["/", 3], ["-", 4], ["(", 5], [")", 6], ["'", 7], ["%", 10]] as const) {
+  for (const c of chars) ASCII_CLASSES[c.charCodeAt(0)] = cls;
+}
+const classOf = (c: number): number => (c < 128 ? ASCII_CLASSES[c] : c === 0x2014 ? 8 : c === 0x2013 ? 9 : AL);
 
 /**
- * simpleBreaks' text's opportunities as the breaker (the linebreak package) finds them: after
- * spaces (LB18, a hyphen after them too); after a hyphen or slash before anything but a digit
- * (LB25 keeps those together), a hyphen that begins a word as well (the package has no LB20.1);
- * nowhere else (before a hyphen, LB21; between letters and digits, LB23 and LB28).
+ * UAX #14's pair table for those classes, a row per class before (the last that is not a space;
+ * START: none but spaces) and a column per class after: "_" a break, "%" a break only after a
+ * space, "^" none even after spaces. As the linebreak package has it (a test compares the two).
  */
+const PAIRS = [
+  // AL NU IS SY HY OP CP QU B2 BA PO
+  "%%^^%%^%_%%", // AL
+  "%%^^%%^%_%%", // NU
+  "%%^^%_^%_%_", // IS
+  "_%^^%_^%_%_", // SY
+  "_%^^%_^%_%_", // HY
+  "^^^^^^^^^^^", // OP
+  "%%^^%_^%_%%", // CP
+  "%%^^%^^%%%%", // QU
+  "__^^%_^%^%_", // B2
+  "__^^%_^%_%_", // BA
+  "%%^^%%^%_%_", // PO
+  "%%^^%%^%%%%", // START
+].map((row) => Uint8Array.from(row, (d) => (d === "_" ? 2 : d === "%" ? 1 : 0)));
+
+/** simpleBreaks' text's opportunities as the breaker (the linebreak package) finds them, without its object per opportunity. */
 function simpleBreaks(text: string, out: Uint8Array, at: number, flag: number): void {
-  for (let i = 1; i < text.length; i++) {
-    const next = text.charCodeAt(i);
-    if (kept(next)) continue;
-    const previous = text.charCodeAt(i - 1);
-    if (previous === SPACE) out[at + i] |= flag;
-    else if ((previous === SLASH || previous === HYPHEN) && next !== HYPHEN && !isDigit(next)) out[at + i] |= flag;
+  let before = START;
+  let spaced = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === SPACE) {
+      spaced = true;
+      continue;
+    }
+    const cls = classOf(c);
+    const pair = PAIRS[before][cls];
+    if (i > 0 && (pair === 2 || (pair === 1 && spaced))) out[at + i] |= flag;
+    before = cls;
+    spaced = false;
   }
 }
 

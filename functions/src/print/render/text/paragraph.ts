@@ -137,7 +137,8 @@ let graphemes: Intl.Segmenter | undefined;
  * composed (NFC); no grapheme cluster longer than MAX_CLUSTER code points.
  */
 export function cleanText(text: string, removed?: { bidiControls: number }): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return text;
+  // Already clean: no controls, nothing to compose (no marks), nothing ill-formed (tested on every such character).
+  if (SIMPLE_LATIN.test(text)) return text;
   let visible = text;
   if (HAS_BIDI_CONTROL.test(text)) {
     visible = text.replace(BIDI_CONTROLS, "");
