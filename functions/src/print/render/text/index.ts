@@ -30,6 +30,18 @@ const CLASS_LANGUAGE = new Map<ScriptClass, string>([
 const CLASS_LANGUAGES = [...new Set(CLASS_LANGUAGE.values())];
 const LANGUAGE_INDEX = new Map([...CLASS_LANGUAGE].map(([cls, language]) => [cls, CLASS_LANGUAGES.indexOf(language)]));
 
+/** languageIndexOf's answers in the Basic Multilingual Plane, plus one (0: not asked yet). */
+const BMP_LANGUAGES = new Uint8Array(0x10000);
+
+/** The index in CLASS_LANGUAGES of a character's language by its script; CLASS_LANGUAGES.length when it has none. */
+function languageIndexOf(cp: number): number {
+  const known = cp <= 0xffff ? BMP_LANGUAGES[cp] : 0;
+  if (known !== 0) return known - 1;
+  const index = LANGUAGE_INDEX.get(scriptOf(cp)) ?? CLASS_LANGUAGES.length;
+  if (cp <= 0xffff) BMP_LANGUAGES[cp] = index + 1;
+  return index;
+}
+
 /**
  * The language that has the most characters in `text`, by their scripts (en-GB when none has any;
  * ties: the first in CLASS_LANGUAGE). `beyond`: the text's characters beyond ASCII (beyondAscii).
@@ -38,12 +50,11 @@ function dominantLanguage(text: string, beyond: string, han: HanStyle): string {
   if (!OTHER_LETTER.test(beyond)) return "en-GB";
   // One pass, each character's script from scriptOf's cache (a regular expression per script was
   // twenty passes over the text).
-  const counts = new Int32Array(CLASS_LANGUAGES.length);
+  const counts = new Int32Array(CLASS_LANGUAGES.length + 1);
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
     if (cp > 0xffff) i++;
-    const language = LANGUAGE_INDEX.get(scriptOf(cp));
-    if (language !== undefined) counts[language]++;
+    counts[languageIndexOf(cp)]++;
   }
   let best = "en-GB";
   let most = 0;
