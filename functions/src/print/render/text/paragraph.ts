@@ -551,14 +551,18 @@ function pickFonts(input: string, bold: boolean, ctx: TextContext): { text: stri
  * script's chain that has every character; undefined when none has.
  */
 function faceFor(segment: string | undefined, cp: number, previous: Face | undefined, bold: boolean, ctx: TextContext): Face | undefined {
-  const has = (face: Face): boolean => (segment === undefined ? face.has(cp) || isIgnorable(cp) : covers(face, segment));
   const cls = scriptOf(cp);
   // Spaces and punctuation after an emoji go back to the text font (the emoji font's are wider).
   const follows = cls === "common" || cls === "inherited" || isIgnorable(cp);
-  if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && has(previous)) return previous;
+  if (previous && follows && (previous.family !== "emoji" || cls === "emoji") && hasGrapheme(previous, segment, cp)) return previous;
   for (const family of fontChain(cls, cp, ctx.han)) {
     const candidate = getFace(family, bold);
-    if (has(candidate)) return candidate;
+    if (hasGrapheme(candidate, segment, cp)) return candidate;
   }
   return undefined;
+}
+
+/** Does the face have the grapheme (`segment`, or the code point `cp` alone when undefined)? */
+function hasGrapheme(face: Face, segment: string | undefined, cp: number): boolean {
+  return segment === undefined ? face.has(cp) || isIgnorable(cp) : covers(face, segment);
 }

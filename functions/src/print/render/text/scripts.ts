@@ -98,6 +98,9 @@ const HAN_ORDER: Record<HanStyle, Family[]> = {
   korean: ["korean", "traditionalChinese", "japanese", "simplifiedChinese"],
 };
 
+const LATIN_ORDER: readonly Family[] = ["latin", "emoji"];
+const FULLWIDTH_LATIN_ORDER = Object.fromEntries(Object.entries(HAN_ORDER).map(([han, order]) => [han, ["latin", ...order, "emoji"]])) as Record<HanStyle, Family[]>;
+
 /** Characters of blocks that CJK fonts cover (CJK symbols, full-width forms, ...), worth a CJK font's load. */
 const isCjkBlock = (cp: number): boolean =>
   (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xffef) || cp >= 0x20000;
@@ -131,7 +134,7 @@ export function fontChain(cls: ScriptClass, cp: number, han: HanStyle): readonly
   switch (cls) {
     case "latin":
       // Fullwidth Latin letters (Ａ, ｚ), which CJK text uses, are in the CJK fonts, not in the Latin one.
-      return isCjkBlock(cp) ? ["latin", ...HAN_ORDER[han], "emoji"] : ["latin", "emoji"];
+      return isCjkBlock(cp) ? FULLWIDTH_LATIN_ORDER[han] : LATIN_ORDER;
     case "common":
     case "inherited":
     case "other": {
