@@ -151,6 +151,37 @@ export class ContentBytes {
       b[at++] = 0x2d;
       k = -k;
     }
+    if (k < 0x7fffffff) {
+      // Most numbers on a page (coordinates, sizes, TJ positions): 32-bit integer arithmetic, half the time.
+      const whole = (k / scale) | 0;
+      if (whole < 10) b[at++] = 0x30 + whole;
+      else if (whole < 100) {
+        const tens = (whole / 10) | 0;
+        b[at++] = 0x30 + tens;
+        b[at++] = 0x30 + whole - tens * 10;
+      } else {
+        let digits = 3;
+        for (let w = (whole / 1000) | 0; w > 0; w = (w / 10) | 0) digits++;
+        for (let i = at + digits - 1, w = whole; i >= at; i--) {
+          const q = (w / 10) | 0;
+          b[i] = 0x30 + w - q * 10;
+          w = q;
+        }
+        at += digits;
+      }
+      const fraction = k - whole * scale;
+      if (fraction !== 0) {
+        b[at++] = 0x2e;
+        if (scale === 10) b[at++] = 0x30 + fraction;
+        else {
+          const tenths = (fraction / 10) | 0;
+          b[at++] = 0x30 + tenths;
+          if (fraction !== tenths * 10) b[at++] = 0x30 + fraction - tenths * 10;
+        }
+      }
+      this.length = at;
+      return this;
+    }
     const whole = Math.floor(k / scale);
     let fraction = k - whole * scale;
     // The whole part's digits, written backwards from where they end.
