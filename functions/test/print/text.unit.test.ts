@@ -229,6 +229,36 @@ describe("shaping word by word", () => {
   });
 });
 
+describe("shaped words kept", () => {
+  it("keeps at most 8,192 words across faces and languages, none longer than 32 UTF-16 units, and shapes them alike when forgotten", async () => {
+    await loadShaper();
+    const face = getFace("arabic", false);
+    const letters = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي";
+    const word = (n: number): string => [...n.toString(28)].map((d) => letters[parseInt(d, 28)]).join("") + "ة";
+    const shape = (text: string): number[][] => {
+      const store = new GlyphStore();
+      const first = shapeRun(store, text, 0, text.length, face, true, "ar");
+      return [[...store.gids.subarray(first, store.length)], [...store.clusters.subarray(first, store.length)]];
+    };
+    const sample = `${word(1)} ${word(2)}`;
+    const before = shape(sample);
+    let most = 0;
+    for (let n = 0; n < 9000; n += 3) {
+      shape(`${word(n)} ${word(n + 1)} ${word(n + 2)}`);
+      most = Math.max(most, shapedWordCount());
+    }
+    // Filled up to the bound, never past it (forgotten all at once, so the count fell back after).
+    expect(most).toBeLessThanOrEqual(8192);
+    expect(most).toBeGreaterThan(8180);
+    expect(shapedWordCount()).toBeLessThan(most);
+    // A word longer than 32 units is shaped each time, never kept.
+    const kept = shapedWordCount();
+    shape(letters.repeat(2));
+    expect(shapedWordCount()).toBe(kept);
+    expect(shape(sample)).toEqual(before);
+  });
+});
+
 describe("bidi levels without bidi-js's every rule", () => {
   it("resolves letters, numbers, separators, marks and neutrals of both directions as bidi-js does, and leaves the rest to it", () => {
     const bidi = bidiFactory();

@@ -172,16 +172,21 @@ function scriptOfRun(text: string, start: number, end: number, face: Face): stri
 /** A word as HarfBuzz shaped it: per glyph, in visual order, its id, advance, offsets and cluster (from the word's start). */
 type ShapedWord = Float64Array;
 const WORD_FIELDS = 5;
-/** Words kept per face, direction and language; past it they are forgotten and shaped again. */
-const WORDS_KEPT = 4096;
+/**
+ * Words kept in all, each of at most LONGEST_KEPT_WORD UTF-16 units (at most about 10 MB); past it
+ * all are forgotten and shaped again. One bound for every face, direction and language together:
+ * the languages a caller can ask for are many. Longer words (a Thai phrase has no spaces) are
+ * shaped each time.
+ */
+const WORDS_KEPT = 8192;
+const LONGEST_KEPT_WORD = 32;
+let wordsKept = 0;
 /** Shaped words by face, then direction and language, then text. */
 const shapedWords = new Map<Face, Map<string, Map<string, ShapedWord>>>();
 
 /** Words shaped and kept so far, in every face, direction and language (tests see that runs went word by word). */
 export function shapedWordCount(): number {
-  let count = 0;
-  for (const byLanguage of shapedWords.values()) for (const words of byLanguage.values()) count += words.size;
-  return count;
+  return wordsKept;
 }
 
 function wordsOf(face: Face, rtl: boolean, language: string): Map<string, ShapedWord> {
@@ -211,7 +216,7 @@ function throughWords(h: typeof HarfBuzz, store: GlyphStore, text: string, start
     else while (b < end && (text.charCodeAt(b) === 0x20) === space) b++;
     i = rtl ? a : b;
     const alone = space || ((a > start || a === 0 || text.charCodeAt(a - 1) === 0x20) && (b < end || b === text.length || text.charCodeAt(b) === 0x20));
-    if (!alone) {
+    if (!alone || b - a > LONGEST_KEPT_WORD) {
       withHarfBuzz(h, store, text, a, b, face, rtl, language, script);
       continue;
     }
@@ -228,8 +233,12 @@ function throughWords(h: typeof HarfBuzz, store: GlyphStore, text: string, start
         shaped[k + 4] = store.clusters[g];
       }
       store.length = at;
-      if (words.size >= WORDS_KEPT) words.clear();
+      if (wordsKept >= WORDS_KEPT) {
+        for (const byLanguage of shapedWords.values()) for (const kept of byLanguage.values()) kept.clear();
+        wordsKept = 0;
+      }
       words.set(word, shaped);
+      wordsKept++;
     }
     for (let k = 0; k < shaped.length; k += WORD_FIELDS) store.push(shaped[k], shaped[k + 1], shaped[k + 2], shaped[k + 3], shaped[k + 4] + a, 0);
   }
