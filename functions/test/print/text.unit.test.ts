@@ -8,8 +8,8 @@ import bidiFactory from "bidi-js";
 import { embeddingLevels } from "../../src/print/render/text/bidi";
 import { breakOpportunities } from "../../src/print/render/text/breaks";
 import { documentText, type DocumentText, type Line, type Piece } from "../../src/print/render/text";
-import { getFace, SCRIPT_FAMILIES, SCRIPT_FONTS } from "../../src/print/render/text/fonts";
-import { GlyphStore, loadShaper, shapedWordCount, shapeRun, throughHarfBuzz } from "../../src/print/render/text/shape";
+import { getFace, SCRIPT_FAMILIES, SCRIPT_FONTS, type ScriptFamily } from "../../src/print/render/text/fonts";
+import { GlyphStore, loadShaper, shapedWordCount, shapeRun, throughHarfBuzz, WORD_SHAPED_SCRIPTS } from "../../src/print/render/text/shape";
 import { scriptOf } from "../../src/print/render/text/scripts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -194,6 +194,32 @@ describe("shaping word by word", () => {
   };
   const glyphArrays = (store: GlyphStore, first: number) =>
     (["gids", "advances", "dx", "dy", "clusters", "clusterEnds"] as const).map((k) => [...store[k].subarray(first, store.length)]);
+
+  it("gives every character each font of a word-shaped script has, beside a space before and after, the glyphs of the run shaped whole", async () => {
+    await loadShaper();
+    const differing: string[] = [];
+    for (const family of WORD_SHAPED_SCRIPTS.keys() as Iterable<ScriptFamily>) {
+      const face = getFace(family, false);
+      const { language } = SCRIPT_FONTS[family];
+      const rtl = family === "arabic" || family === "hebrew";
+      const chars: string[] = [];
+      for (let cp = 0x21; cp < 0x30000; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        const cls = scriptOf(cp);
+        if ((cls === family || cls === "common" || cls === "inherited") && face.has(cp)) chars.push(String.fromCodePoint(cp));
+      }
+      const letter = chars.find((c) => scriptOf(c.codePointAt(0)!) === family && /\p{L}/u.test(c))!;
+      for (const c of chars) {
+        const run = `${letter}${c} ${c}${letter} ${c}`;
+        const byWords = new GlyphStore();
+        const byRun = new GlyphStore();
+        const a = shapeRun(byWords, run, 0, run.length, face, rtl, language);
+        const b = throughHarfBuzz(byRun, run, 0, run.length, face, rtl, language);
+        if (JSON.stringify(glyphArrays(byWords, a)) !== JSON.stringify(glyphArrays(byRun, b))) differing.push(`${family} U+${c.codePointAt(0)!.toString(16)}`);
+      }
+    }
+    expect(differing).toEqual([]);
+  }, 60_000);
 
   it("gives every shaped script's runs the glyphs HarfBuzz gives them shaped whole, words in any order, at a run's edge against other text or not", async () => {
     await loadShaper();

@@ -138,13 +138,23 @@ function markClusterEnds(store: GlyphStore, first: number, end: number, rtl: boo
   }
 }
 
-/** ISO 15924 codes of the shaped families' scripts (CLDR's likely script of each family's language). */
-const FAMILY_SCRIPTS = new Map<Family, string>(
-  SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped).map((f) => [f, new Intl.Locale(SCRIPT_FONTS[f].language).maximize().script ?? ""]),
+/**
+ * Families whose font substitutes across a space, so that a word shapes differently beside one:
+ * Noto Serif Tibetan gives ༀ (U+0F00) another glyph before a space. Their runs are shaped whole.
+ */
+const ACROSS_SPACES: readonly Family[] = ["tibetan"];
+
+/** ISO 15924 codes of the scripts of the families shaped word by word (CLDR's likely script of each family's language). */
+export const WORD_SHAPED_SCRIPTS = new Map<Family, string>(
+  SCRIPT_FAMILIES.filter((f) => SCRIPT_FONTS[f].shaped && !ACROSS_SPACES.includes(f)).map((f) => [f, new Intl.Locale(SCRIPT_FONTS[f].language).maximize().script ?? ""]),
 );
 
-/** A character that HarfBuzz puts in the cluster of the one before it, even a space (marks, joiners, variation selectors, tags). */
-const CONTINUES = /[\p{M}\p{Script=Inherited}\u{e0020}-\u{e007f}]/uy;
+/**
+ * A character that HarfBuzz puts in the cluster of the one before it, even a space: marks, joiners,
+ * variation selectors, tags, and the Thai and Lao SARA AM (letters that HarfBuzz splits into a mark
+ * and a vowel).
+ */
+const CONTINUES = /[\p{M}\p{Script=Inherited}\u{e0020}-\u{e007f}\u0e33\u0eb3]/uy;
 
 /**
  * The script HarfBuzz would guess for the run, where the run can be shaped word by word: its face's
@@ -152,7 +162,7 @@ const CONTINUES = /[\p{M}\p{Script=Inherited}\u{e0020}-\u{e007f}]/uy;
  * no space in it that a mark after it joins. Else undefined.
  */
 function scriptOfRun(text: string, start: number, end: number, face: Face): string | undefined {
-  const script = FAMILY_SCRIPTS.get(face.family);
+  const script = WORD_SHAPED_SCRIPTS.get(face.family);
   if (!script) return undefined;
   let own = false;
   for (let i = start; i < end; i++) {
@@ -173,7 +183,8 @@ function scriptOfRun(text: string, start: number, end: number, face: Face): stri
 type ShapedWord = Float64Array;
 const WORD_FIELDS = 5;
 /**
- * Words kept in all, each of at most LONGEST_KEPT_WORD UTF-16 units (at most about 10 MB); past it
+ * Words kept in all, each of at most LONGEST_KEPT_WORD UTF-16 units (about 25 MB at worst, where
+ * shaping doubles the glyphs; a few MB in practice); past it
  * all are forgotten and shaped again. One bound for every face, direction and language together:
  * the languages a caller can ask for are many. Longer words (a Thai phrase has no spaces) are
  * shaped each time.
@@ -201,8 +212,9 @@ function wordsOf(face: Face, rtl: boolean, language: string): Map<string, Shaped
 /**
  * A run shaped word by word, each word between spaces shaped once per process (as browsers do:
  * documents repeat their words, and HarfBuzz was a fifth of a long Arabic render). Nothing joins,
- * kerns or substitutes across a space in these fonts (a test compares with whole runs), so a word
- * shapes alike wherever it is; one at the run's edge against other text is shaped in its context.
+ * kerns or substitutes across a space in these fonts (a test puts every character each font has
+ * beside a space and compares with whole runs), so a word shapes alike wherever it is; one at the
+ * run's edge against other text is shaped in its context.
  */
 function throughWords(h: typeof HarfBuzz, store: GlyphStore, text: string, start: number, end: number, face: Face, rtl: boolean, language: string, script: string): number {
   const first = store.length;
