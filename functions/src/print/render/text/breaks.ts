@@ -10,23 +10,38 @@ const isDictionaryChar = (ch: string | undefined): boolean => ch !== undefined &
 const PUNCTUATION = /\p{P}/u;
 let words: Intl.Segmenter | undefined;
 
-/**
- * Text of Latin, Greek and Cyrillic letters (but the fullwidth ones, ideographic to UAX #14),
- * digits, spaces and the punctuation most of a form's text has (simpleBreaks' classes): its
- * opportunities follow from UAX #14's pair table alone. Anything else goes to the breaker.
- */
-const SIMPLE_BREAKS = /^(?:(?=\p{L})(?![\uff00-\uffef])[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]|[0-9 .,:;\-/()'%&@*#\u2013\u2014])*$/u;
-
-// UAX #14's classes of SIMPLE_BREAKS' characters, in PAIRS' order: letters and & @ * # (AL), digits
-// (NU), . , : ; (IS), / (SY), - (HY), ( (OP), ) (CP), ' (QU), em dash (B2), en dash (BA), % (PO).
-const AL = 0;
+// UAX #14's classes that simpleBreaks knows, in PAIRS' order.
+const [AL, NU, IS, SY, HY, OP, CP, QU, B2, BA, PO] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const START = 11;
 const SPACE = 0x20;
-const ASCII_CLASSES = new Uint8Array(128);
-for (const [chars, cls] of [["0123456789", 1], [".,:;", 2], ["/", 3], ["-", 4], ["(", 5], [")", 6], ["'", 7], ["%", 10]] as const) {
-  for (const c of chars) ASCII_CLASSES[c.charCodeAt(0)] = cls;
-}
-const classOf = (c: number): number => (c < 128 ? ASCII_CLASSES[c] : c === 0x2014 ? 8 : c === 0x2013 ? 9 : AL);
+/** The digits and punctuation most of a form's text has, by class (letters are AL). */
+const CLASS_CHARACTERS: readonly (readonly [string, number])[] = [
+  ["&@*#", AL],
+  ["0123456789", NU],
+  [".,:;", IS],
+  ["/", SY],
+  ["-", HY],
+  ["(", OP],
+  [")", CP],
+  ["'", QU],
+  ["\u2014", B2],
+  ["\u2013", BA],
+  ["%", PO],
+];
+
+/**
+ * Text of Latin, Greek and Cyrillic letters (but the fullwidth ones, ideographic to UAX #14), spaces
+ * and CLASS_CHARACTERS: its opportunities follow from UAX #14's pair table alone. Anything else goes
+ * to the breaker.
+ */
+const SIMPLE_BREAKS = new RegExp(
+  `^(?:(?=\\p{L})(?![\\uff00-\\uffef])[\\p{sc=Latn}\\p{sc=Grek}\\p{sc=Cyrl}]|[ ${CLASS_CHARACTERS.map(([chars]) => [...chars].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join("")).join("")}])*$`,
+  "u",
+);
+/** Each character's class up to the last of CLASS_CHARACTERS (0, AL, for the rest: SIMPLE_BREAKS admits only letters beside them). */
+const CLASSES = new Uint8Array(Math.max(...CLASS_CHARACTERS.flatMap(([chars]) => [...chars].map((c) => c.charCodeAt(0)))) + 1);
+for (const [chars, cls] of CLASS_CHARACTERS) for (const c of chars) CLASSES[c.charCodeAt(0)] = cls;
+const classOf = (c: number): number => (c < CLASSES.length ? CLASSES[c] : AL);
 
 /**
  * UAX #14's pair table for those classes, a row per class before (the last that is not a space;
