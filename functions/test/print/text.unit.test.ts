@@ -28,7 +28,7 @@ const glyphsOf = ({ glyphs, start, end }: Piece): { gid: number; adv: number; cl
   Array.from({ length: end - start }, (_, k) => ({ gid: glyphs.gids[start + k], adv: glyphs.advances[start + k], cluster: glyphs.clusters[start + k], clusterEnd: glyphs.clusterEnds[start + k] }));
 const gids = (line: Line): number[] => line.pieces.flatMap((p) => glyphsOf(p).map((g) => g.gid));
 /** Each line's text, from where it starts to where the next one does. */
-const lineTexts = (lines: Line[]): string[] => lines.map((l, i) => l.text.slice(l.start, lines[i + 1]?.text === l.text ? lines[i + 1].start : undefined).trim());
+const lineTexts = (lines: readonly Line[]): string[] => lines.map((l, i) => l.text.slice(l.start, lines[i + 1]?.text === l.text ? lines[i + 1].start : undefined).trim());
 
 async function text(locale: string, sample: string): Promise<DocumentText> {
   return documentText(sample, locale);
@@ -46,6 +46,21 @@ describe("line breaking", () => {
       for (const line of lines.slice(1)) expect(line.text.slice(line.start), `width ${em}`).not.toMatch(forbiddenStart);
       expect(lineTexts(lines).join("")).toBe(sample);
     }
+  });
+
+  it("wraps a shared paragraph to each width as a fresh one would (the last width's lines are kept)", async () => {
+    const sample = "Pressure relief valve tested at 6.2 bar, seal replaced; next inspection due in March.";
+    const shared = await text("en-GB", sample);
+    const widths = [4000, 9000, 4000, 4000, 80000, 9000];
+    const seen = widths.map((em) => shared.wrap(sample, false, em));
+    for (let i = 0; i < widths.length; i++) {
+      const fresh = (await text("en-GB", sample)).wrap(sample, false, widths[i]);
+      expect(lineTexts(seen[i]), `width ${widths[i]}`).toEqual(lineTexts(fresh));
+      expect(seen[i].map((l) => l.width)).toEqual(fresh.map((l) => l.width));
+    }
+    // Narrower widths give more lines: the kept lines are not handed back for another width.
+    expect(seen[0].length).toBeGreaterThan(seen[1].length);
+    expect(seen[4]).toHaveLength(1); // 80 ems: the whole sentence
   });
 
   it("breaks Thai and Khmer between words found by ICU's dictionary, not inside them", () => {

@@ -22,7 +22,7 @@ export const baselineIn = (leading: number, size: number): number => leading / 2
 export interface RowCell {
   x: number;
   width: number;
-  lines: Line[];
+  lines: readonly Line[];
   style: TextStyle;
   /** Numbers: aligned to the box's end, whatever their direction. */
   alignEnd?: boolean;
@@ -202,7 +202,7 @@ export function listItem(layout: Layout, list: number): { label: number; body: n
 }
 
 /** A field label on a line of its own (above paragraphs and tables); an artifact without an element (a table's "continued" label). */
-export function blockLabel(layout: Layout, lines: Line[], element: number | undefined): void {
+export function blockLabel(layout: Layout, lines: readonly Line[], element: number | undefined): void {
   const { page, text } = layout.style;
   layout.placeRow({
     cells: [{ x: page.marginX, width: page.contentWidth, lines, style: text.label, element }],

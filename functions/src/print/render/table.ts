@@ -73,7 +73,7 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   const xs: number[] = [page.marginX];
   for (let c = 0; c < cols; c++) xs.push(xs[c] + widths[c]);
 
-  const wrapCell = (paragraphs: Paragraph[], width: number): Line[] => {
+  const wrapCell = (paragraphs: Paragraph[], width: number): readonly Line[] => {
     const max = (Math.max(width - 2 * t.padX, 1) * 1000) / size;
     if (paragraphs.length === 1) return paragraphs[0].wrap(max);
     const out: Line[] = [];
@@ -87,12 +87,10 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
     let lines = all;
     if (all.length > t.headerMaxLines) {
       // The last line that shows ends with an ellipsis: the header's text from there on, cut to fit.
-      lines = all.slice(0, t.headerMaxLines - 1);
-      const shown = lines.length;
-      const cut = all[shown];
+      const cut = all[t.headerMaxLines - 1];
       const later = h.paragraphs.slice(h.paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
       const rest = [cut.text.slice(cut.start), ...later].join(" ");
-      lines.push(layout.docText.fit(rest, text.tableHeader.bold, ((widths[c] - 2 * t.padX) * 1000) / size));
+      lines = [...all.slice(0, t.headerMaxLines - 1), layout.docText.fit(rest, text.tableHeader.bold, ((widths[c] - 2 * t.padX) * 1000) / size)];
       cutHeaders[c] = h.paragraphs.map((p) => p.text).join(" ");
     }
     return {

@@ -258,14 +258,24 @@ export class Paragraph {
 
   /** Width of the whole paragraph on one line (1/1000 em). */
   get width(): number {
-    const { advance } = this.chars;
-    let w = 0;
-    for (let i = this.at, end = this.at + this.text.length; i < end; i++) w += advance[i];
-    return w;
+    if (this.measured === undefined) {
+      const { advance } = this.chars;
+      let w = 0;
+      for (let i = this.at, end = this.at + this.text.length; i < end; i++) w += advance[i];
+      this.measured = w;
+    }
+    return this.measured;
   }
+  private measured?: number;
 
   /** Width of the widest piece between two break opportunities: the narrowest this paragraph can wrap without cutting. */
   get longestWord(): number {
+    this.longest ??= this.measureLongestWord();
+    return this.longest;
+  }
+  private longest?: number;
+
+  private measureLongestWord(): number {
     const { advance, flags } = this.chars;
     const at = this.at;
     let longest = 0;
@@ -282,9 +292,17 @@ export class Paragraph {
   /**
    * Lines at most `max` wide (1/1000 em), greedily: each breaks at the last opportunity that fits;
    * spaces at a line's end hang and are dropped; a word wider than a line is cut between clusters.
-   * Every line holds at least one cluster, so any width terminates.
+   * Every line holds at least one cluster, so any width terminates. The lines are the paragraph's
+   * own, read only: the last width's are kept, since a document's paragraphs are shared by text
+   * (DocumentText.paragraph) and a table column wraps its repeated values to one width.
    */
-  wrap(max: number): Line[] {
+  wrap(max: number): readonly Line[] {
+    if (this.wrapped?.max !== max) this.wrapped = { max, lines: this.wrapLines(max) };
+    return this.wrapped.lines;
+  }
+  private wrapped?: { max: number; lines: readonly Line[] };
+
+  private wrapLines(max: number): Line[] {
     const n = this.text.length;
     if (n === 0) return [{ pieces: [], width: 0, rtl: this.rtl, text: this.text, start: 0 }];
     const { advance, flags } = this.chars;
