@@ -177,13 +177,40 @@ export class Pages {
 
   /** A straight line from (x1, y1) to (x2, y2). */
   line(x1: number, y1: number, x2: number, y2: number, width: number, color: string): void {
+    this.stroke(width, color).num(x1).byte(0x20).num(y1).text(" m ").num(x2).byte(0x20).num(y2).text(" l S");
+  }
+
+  /**
+   * Vertical lines at each x from y1 to y2, each as line() writes it: a table row's rules (a tenth
+   * of a long table's render), the digits of their ends and of each x written once.
+   */
+  vlines(xs: readonly number[], y1: number, y2: number, width: number, color: string): void {
+    const ends = this.ends;
+    ends.length = 0;
+    ends.byte(0x20).num(y1).text(" m ");
+    const middle = ends.length;
+    ends.byte(0x20).num(y2).text(" l S");
+    const top = ends.bytes.subarray(0, middle);
+    const bottom = ends.bytes.subarray(middle, ends.length);
+    for (const x of xs) {
+      const out = this.stroke(width, color);
+      const at = out.length;
+      out.num(x);
+      const xEnd = out.length;
+      out.raw(top).again(at, xEnd).raw(bottom);
+    }
+  }
+  private readonly ends = new ContentBytes(64);
+
+  /** A new artifact entry, with the stroke's colour and width in force. */
+  private stroke(width: number, color: string): ContentBytes {
     const out = this.artifacts.entry();
     const { state } = out;
     if (state.strokeColor !== color) out.text(color).text(" RG ");
     if (state.lineWidth !== width) out.num(width).text(" w ");
     state.strokeColor = color;
     state.lineWidth = width;
-    out.num(x1).byte(0x20).num(y1).text(" m ").num(x2).byte(0x20).num(y2).text(" l S");
+    return out;
   }
 
   fill(x: number, y: number, w: number, h: number, color: string): void {

@@ -128,9 +128,9 @@ export class Layout {
     this.draw.line(a, y, b, y, width, color);
   }
 
-  vline(x: number, y1: number, y2: number, width: number, color: string): void {
-    const at = this.mirror ? this.style.page.width - x : x;
-    this.draw.line(at, y1, at, y2, width, color);
+  /** Vertical lines at each x from y1 to y2. */
+  vlines(xs: readonly number[], y1: number, y2: number, width: number, color: string): void {
+    this.draw.vlines(this.mirror ? xs.map((x) => this.style.page.width - x) : xs, y1, y2, width, color);
   }
 
   fill(x: number, y: number, w: number, h: number, color: string): void {

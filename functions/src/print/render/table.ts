@@ -107,7 +107,7 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
 
   const grid = (top: number, bottom: number): void => {
     layout.hline(xs[0], xs[cols], bottom, layout.style.hairline, colors.grid);
-    for (const x of xs) layout.vline(x, top, bottom, layout.style.hairline, colors.grid);
+    layout.vlines(xs, top, bottom, layout.style.hairline, colors.grid);
   };
   const drawHeader = (first: boolean): void => {
     layout.drawRowPart(
