@@ -41,29 +41,32 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   const cols = value.columns.length;
   const size = text.tableCell.size;
   const scaleCell = size / 1000;
-  // Shape every cell once; measure its widest line and its longest word.
-  const measure = (bold: boolean, cell: string): { paragraphs: Paragraph[]; max: number; word: number } => {
-    const paragraphs = layout.docText.paragraphs(cell, bold);
-    let max = 0;
-    let word = 0;
+  // Shape every cell once; the columns' widest line and longest word. A cell's paragraphs are kept
+  // in one array for the whole table (an object per cell, alive until the table is drawn, was most
+  // of what the garbage collector copied).
+  const minW = new Array<number>(cols).fill(0);
+  const maxW = new Array<number>(cols).fill(0);
+  const measure = (c: number, paragraphs: readonly Paragraph[]): void => {
     for (const p of paragraphs) {
-      max = Math.max(max, p.width);
-      word = Math.max(word, p.longestWord);
+      minW[c] = Math.max(minW[c], p.longestWord * scaleCell + 2 * t.padX);
+      maxW[c] = Math.max(maxW[c], p.width * scaleCell + 2 * t.padX);
     }
-    return { paragraphs, max: max * scaleCell, word: word * scaleCell };
   };
-  const header = value.columns.map((c) => measure(text.tableHeader.bold, c));
-  const body = value.rows.map((row) => row.map((c) => (c === "" ? undefined : measure(text.tableCell.bold, c))));
-  const dash = measure(text.tableMuted.bold, EMPTY_MARKER);
-  const minW = header.map((h) => h.word + 2 * t.padX);
-  const maxW = header.map((h) => h.max + 2 * t.padX);
-  for (const row of body) {
+  const header = value.columns.map((column, c) => {
+    const paragraphs = layout.docText.paragraphs(column, text.tableHeader.bold);
+    measure(c, paragraphs);
+    return paragraphs;
+  });
+  const dash = layout.docText.paragraphs(EMPTY_MARKER, text.tableMuted.bold);
+  /** Row r's cell c at r * cols + c; undefined: empty (the dash). */
+  const cells: (readonly Paragraph[] | undefined)[] = new Array(value.rows.length * cols);
+  value.rows.forEach((row, r) => {
     for (let c = 0; c < cols; c++) {
-      const m = row[c] ?? dash;
-      if (m.word + 2 * t.padX > minW[c]) minW[c] = m.word + 2 * t.padX;
-      if (m.max + 2 * t.padX > maxW[c]) maxW[c] = m.max + 2 * t.padX;
+      const paragraphs = row[c] === "" ? undefined : layout.docText.paragraphs(row[c], text.tableCell.bold);
+      cells[r * cols + c] = paragraphs;
+      measure(c, paragraphs ?? dash);
     }
-  }
+  });
   // No column narrower than its padding plus a few characters.
   for (let c = 0; c < cols; c++) {
     minW[c] = Math.max(minW[c], Math.min(maxW[c], 2 * t.padX + 3 * size * 0.6));
@@ -73,7 +76,7 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   const xs: number[] = [page.marginX];
   for (let c = 0; c < cols; c++) xs.push(xs[c] + widths[c]);
 
-  const wrapCell = (paragraphs: Paragraph[], width: number): readonly Line[] => {
+  const wrapCell = (paragraphs: readonly Paragraph[], width: number): readonly Line[] => {
     const max = (Math.max(width - 2 * t.padX, 1) * 1000) / size;
     if (paragraphs.length === 1) return paragraphs[0].wrap(max);
     const out: Line[] = [];
@@ -82,16 +85,16 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   };
   /** Column headers cut with an ellipsis, by column: their whole text (the TH's ActualText). */
   const cutHeaders: (string | undefined)[] = [];
-  const headerCells: RowCell[] = header.map((h, c) => {
-    const all = wrapCell(h.paragraphs, widths[c]);
+  const headerCells: RowCell[] = header.map((paragraphs, c) => {
+    const all = wrapCell(paragraphs, widths[c]);
     let lines = all;
     if (all.length > t.headerMaxLines) {
       // The last line that shows ends with an ellipsis: the header's text from there on, cut to fit.
       const cut = all[t.headerMaxLines - 1];
-      const later = h.paragraphs.slice(h.paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
+      const later = paragraphs.slice(paragraphs.findIndex((p) => p.text === cut.text) + 1).map((p) => p.text);
       const rest = [cut.text.slice(cut.start), ...later].join(" ");
       lines = [...all.slice(0, t.headerMaxLines - 1), layout.docText.fit(rest, text.tableHeader.bold, ((widths[c] - 2 * t.padX) * 1000) / size)];
-      cutHeaders[c] = h.paragraphs.map((p) => p.text).join(" ");
+      cutHeaders[c] = paragraphs.map((p) => p.text).join(" ");
     }
     return {
       x: xs[c] + t.padX,
@@ -135,27 +138,27 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   };
 
   const labelLines = layout.wrap(text.label, value.label, page.contentWidth);
-  const firstRows = body.length > 0 ? Math.min(2, body.length) : 0;
+  const firstRows = value.rows.length > 0 ? Math.min(2, value.rows.length) : 0;
   layout.ensure(rowPad + labelLines.length * leading.row + t.labelGap + headerHeight + firstRows * (leading.table + 2 * t.padY));
   blockLabel(layout, labelLines, tags.label);
   layout.y -= t.labelGap;
   drawHeader(true);
-  for (const row of body) {
+  for (let r = 0; r < value.rows.length; r++) {
     const rowElement = structure.add("TR", bodyElement);
-    const cells: RowCell[] = [];
+    const rowCells: RowCell[] = [];
     for (let c = 0; c < cols; c++) {
-      const m = row[c];
-      cells.push({
+      const paragraphs = cells[r * cols + c];
+      rowCells.push({
         x: xs[c] + t.padX,
         width: widths[c] - 2 * t.padX,
-        lines: m ? wrapCell(m.paragraphs, widths[c]) : wrapCell(dash.paragraphs, widths[c]),
-        style: m ? text.tableCell : text.tableMuted,
+        lines: wrapCell(paragraphs ?? dash, widths[c]),
+        style: paragraphs ? text.tableCell : text.tableMuted,
         alignEnd: value.numeric[c],
         element: structure.add("TD", rowElement),
       });
     }
     layout.placeRow({
-      cells,
+      cells: rowCells,
       leading: leading.table,
       padTop: t.padY,
       padBottom: t.padY,

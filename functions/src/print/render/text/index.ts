@@ -178,8 +178,8 @@ export class DocumentText {
   }
 
   /** Each line of the text as a shaped paragraph. */
-  paragraphs(text: string, bold: boolean): Paragraph[] {
-    if (!LINE_BREAKS.test(text)) return [this.paragraph(text, bold)];
+  paragraphs(text: string, bold: boolean): readonly Paragraph[] {
+    if (!LINE_BREAKS.test(text)) return this.paragraph(text, bold).alone;
     return splitLines(text).map((line) => this.paragraph(line, bold));
   }
 

@@ -256,6 +256,13 @@ export class Paragraph {
     markBreaks(text, flags, at, BREAK);
   }
 
+  /** The paragraph as a list of one: a text without line breaks (DocumentText.paragraphs), made once. */
+  get alone(): readonly Paragraph[] {
+    this.list ??= [this];
+    return this.list;
+  }
+  private list?: readonly Paragraph[];
+
   /** Width of the whole paragraph on one line (1/1000 em). */
   get width(): number {
     if (this.measured === undefined) {
