@@ -76,8 +76,11 @@ export class Pages {
   }
 
   private startPage(): void {
-    this.content = new ContentBytes();
-    this.artifacts = new ContentBytes(1024);
+    // As large as the page before's: a document's pages are alike (growing a long table's pages
+    // from a few KB took four copies each).
+    const before = this.pages.at(-1);
+    this.content = new ContentBytes(Math.max(4096, before?.content.length ?? 0));
+    this.artifacts = new ContentBytes(Math.max(1024, before?.artifacts.length ?? 0));
     this.pages.push({ artifacts: this.artifacts, content: this.content });
   }
 
@@ -182,25 +185,42 @@ export class Pages {
 
   /**
    * Vertical lines at each x from y1 to y2, each as line() writes it: a table row's rules (a tenth
-   * of a long table's render), the digits of their ends and of each x written once.
+   * of a long table's render). The digits of the xs are written once for the array (a table's
+   * columns), those of the ends once per call, and the rules copied together from them.
    */
   vlines(xs: readonly number[], y1: number, y2: number, width: number, color: string): void {
+    if (xs.length === 0) return;
+    if (this.columns?.xs !== xs) {
+      const digits = new ContentBytes(16 * xs.length);
+      const ends = xs.map((x) => digits.num(x).length);
+      this.columns = { xs, digits: digits.view, ends };
+    }
+    const { digits, ends: xEnds } = this.columns;
     const ends = this.ends;
     ends.length = 0;
     ends.byte(0x20).num(y1).text(" m ");
     const middle = ends.length;
     ends.byte(0x20).num(y2).text(" l S");
-    const top = ends.bytes.subarray(0, middle);
-    const bottom = ends.bytes.subarray(middle, ends.length);
-    for (const x of xs) {
-      const out = this.stroke(width, color);
-      const at = out.length;
-      out.num(x);
-      const xEnd = out.length;
-      out.raw(top).again(at, xEnd).raw(bottom);
+    const out = this.stroke(width, color);
+    // Each rule: x y1 m x y2 l S, and a line break before the next.
+    out.room(2 * digits.length + xs.length * (ends.length + 1));
+    const b = out.bytes;
+    const e = ends.bytes;
+    let at = out.length;
+    for (let i = 0; i < xs.length; i++) {
+      if (i > 0) b[at++] = 0x0a;
+      const from = i > 0 ? xEnds[i - 1] : 0;
+      const to = xEnds[i];
+      for (let k = from; k < to; k++) b[at++] = digits[k];
+      for (let k = 0; k < middle; k++) b[at++] = e[k];
+      for (let k = from; k < to; k++) b[at++] = digits[k];
+      for (let k = middle; k < ends.length; k++) b[at++] = e[k];
     }
+    out.length = at;
+    out.entries += xs.length - 1;
   }
   private readonly ends = new ContentBytes(64);
+  private columns?: { xs: readonly number[]; digits: Uint8Array; ends: number[] };
 
   /** A new artifact entry, with the stroke's colour and width in force. */
   private stroke(width: number, color: string): ContentBytes {

@@ -130,8 +130,11 @@ export class Layout {
 
   /** Vertical lines at each x from y1 to y2. */
   vlines(xs: readonly number[], y1: number, y2: number, width: number, color: string): void {
-    this.draw.vlines(this.mirror ? xs.map((x) => this.style.page.width - x) : xs, y1, y2, width, color);
+    if (this.mirror && this.mirrored?.xs !== xs) this.mirrored = { xs, mirrored: xs.map((x) => this.style.page.width - x) };
+    this.draw.vlines(this.mirror ? this.mirrored!.mirrored : xs, y1, y2, width, color);
   }
+  /** The last xs vlines mirrored (a table's columns, the same for every row). */
+  private mirrored?: { xs: readonly number[]; mirrored: readonly number[] };
 
   fill(x: number, y: number, w: number, h: number, color: string): void {
     this.draw.fill(this.left(x, w), y, w, h, color);
