@@ -304,10 +304,14 @@ export class Paragraph {
    * (DocumentText.paragraph) and a table column wraps its repeated values to one width.
    */
   wrap(max: number): readonly Line[] {
-    if (this.wrapped?.max !== max) this.wrapped = { max, lines: this.wrapLines(max) };
-    return this.wrapped.lines;
+    if (this.wrappedMax !== max || !this.wrapped) {
+      this.wrapped = this.wrapLines(max);
+      this.wrappedMax = max;
+    }
+    return this.wrapped;
   }
-  private wrapped?: { max: number; lines: readonly Line[] };
+  private wrapped?: readonly Line[];
+  private wrappedMax = 0;
 
   private wrapLines(max: number): Line[] {
     const n = this.text.length;
