@@ -12,6 +12,7 @@ import {
   EMPTY_MARKER,
   formatDateTime,
   formatNumber,
+  formatterFor,
   PAGE_HEIGHT,
   PAGE_WIDTH,
   DEFAULT_LOCALE,
@@ -562,6 +563,15 @@ describe("formatting (en-GB, UTC)", () => {
   it.each([null, undefined, "", "   ", []])("%j is empty", (value) => {
     expect(displayValue("text", value)).toEqual({ kind: "empty" });
     expect(displayValue("table", value)).toEqual({ kind: "empty" });
+  });
+
+  it("formats every number of a table as the formatter does, repeated ones too", () => {
+    const fmt = formatterFor("de-DE");
+    const values = [12345.5, 0, -0, 12345.5, 0.1 + 0.2, NaN, 1e22, NaN, -7, 12345.5, 0];
+    const table = displayValue("table", { columns: ["Wert"], rows: values.map((v) => ({ cells: [v] })) }, fmt);
+    expect(table).toMatchObject({ kind: "table", numeric: [true] });
+    expect((table as { rows: string[][] }).rows.map(([cell]) => cell)).toEqual(values.map((v) => fmt.number(v)));
+    expect((table as { rows: string[][] }).rows[0][0]).toBe("12.345,5");
   });
 
   it("reads tables leniently and right-aligns number columns", () => {

@@ -397,11 +397,17 @@ function tableOf(value: unknown, fmt: Formatter): DisplayValue | undefined {
   // A column whose filled cells are all numbers is right-aligned.
   const numeric = new Array<boolean>(width).fill(true);
   const filled = new Array<boolean>(width).fill(false);
+  // Readings repeat down a column: each number formatted once per table (ICU's format is a microsecond a number).
+  const numbers = new Map<number, string>();
   const rows = cellRows.map((cells) => {
     const out = new Array<string>(width);
     for (let c = 0; c < width; c++) {
       const cell = cells[c];
-      out[c] = cellText(cell, fmt);
+      if (typeof cell === "number") {
+        let text = numbers.get(cell);
+        if (text === undefined) numbers.set(cell, (text = fmt.number(cell)));
+        out[c] = text;
+      } else out[c] = cellText(cell, fmt);
       if (out[c] !== "") {
         filled[c] = true;
         if (typeof cell !== "number") numeric[c] = false;
