@@ -4,9 +4,15 @@
 
 import { PDFContext, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { Hex, Literal, Ref, serialize } from "../../src/print/render/objects";
+import { Hex, Literal, Ref, serialize, Serialized } from "../../src/print/render/objects";
 
 describe("serialize", () => {
+  it("writes a value serialized before as the value itself (a subset's widths kept across documents)", () => {
+    const widths = [0, [500, 612.5, 0, 1000]];
+    const dict = { Type: "Font", W: widths, DW: 1000 };
+    expect(serialize({ ...dict, W: new Serialized(serialize(widths)) })).toBe(serialize(dict));
+  });
+
   it("writes numbers, names, strings, arrays and dictionaries as pdf-lib does", () => {
     const numbers = [0, 1, -1, 595.28, 841.89, 0.5, -0.25, 1e-7, -3.5e-9, 123456789012, 1e21, 2.5e25, -1.5e30, 262148];
     for (const n of numbers) expect(serialize(n), String(n)).toBe(PDFNumber.of(n).toString());

@@ -4,16 +4,17 @@
 import { createHash } from "node:crypto";
 import { hex4, utf16Hex } from "./content";
 import { rawStream, streamData, type StreamData } from "./file";
-import { Literal, type PdfObjects, type Ref } from "./objects";
+import { Literal, serialize, Serialized, type PdfObjects, type Ref } from "./objects";
 import { documentLanguage, faceLanguage, type DocumentLanguage, type PieceLanguage } from "./language";
 import type { Face } from "./text/fonts";
 
-/** A subset as it goes into the file: its tag, its font program (and that program's length) and ToUnicode map, deflated. */
+/** A subset as it goes into the file: its tag, its font program (and that program's length) and ToUnicode map, deflated, and its glyphs' widths (/W) as written. */
 interface Subset {
   tag: string;
   fontFile: StreamData;
   length1: number;
   toUnicode: StreamData;
+  widths: Serialized;
 }
 
 /**
@@ -25,7 +26,7 @@ const SUBSETS = new Map<string, Subset>();
 const SUBSET_CACHE_BYTES = 16 * 1024 * 1024;
 let subsetBytes = 0;
 
-const sizeOf = (key: string, s: Subset): number => key.length + s.fontFile.data.length + s.toUnicode.data.length;
+const sizeOf = (key: string, s: Subset): number => key.length + s.fontFile.data.length + s.toUnicode.data.length + s.widths.text.length;
 
 /** A subset made, kept while the cache holds it: the least recently used go first. */
 function keepSubset(key: string, subset: Subset): void {
@@ -131,7 +132,8 @@ export class FontUse {
     const tagHash = createHash("md5").update(face.postscriptName).update(glyphs).digest();
     let tag = "";
     for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (tagHash[i] % 26));
-    subset = { tag, fontFile: streamData(fontFile), length1: fontFile.length, toUnicode: streamData(Buffer.from(this.toUnicodeCMap(), "latin1")) };
+    const widths = new Serialized(serialize([0, gids.map((gid) => face.advance(gid))]));
+    subset = { tag, fontFile: streamData(fontFile), length1: fontFile.length, toUnicode: streamData(Buffer.from(this.toUnicodeCMap(), "latin1")), widths };
     keepSubset(key, subset);
     return subset;
   }
@@ -144,7 +146,6 @@ export class FontUse {
     const subset = this.subset();
     const baseFont = `${subset.tag}+${face.postscriptName}`;
 
-    const widths = this.gids.map((gid) => face.advance(gid));
 
     const fontFileRef = objects.add(rawStream(subset.fontFile, { Length1: subset.length1 }));
     const bbox = metrics.bbox;
@@ -168,7 +169,7 @@ export class FontUse {
         CIDSystemInfo: { Registry: new Literal("Adobe"), Ordering: new Literal("Identity"), Supplement: 0 },
         FontDescriptor: descriptorRef,
         DW: 1000,
-        W: [0, widths],
+        W: subset.widths,
         CIDToGIDMap: "Identity",
     });
     const toUnicodeRef = objects.add(rawStream(subset.toUnicode));

@@ -40,6 +40,11 @@ export class Placeholder {
   constructor(readonly text: string) {}
 }
 
+/** A value already serialized, written as it is (kept across documents: a font subset's widths). */
+export class Serialized {
+  constructor(readonly text: string) {}
+}
+
 /**
  * A dictionary written in the file's body as an indirect object of its own, never into an object
  * stream, so that the offsets of its placeholders are known (a signature dictionary).
@@ -64,7 +69,7 @@ export function pdfDate(date: Date): Literal {
 }
 
 /** A name is a JavaScript string (written `/Name`); entries whose value is undefined are left out. */
-export type Value = number | boolean | string | Ref | Literal | Hex | Placeholder | readonly Value[] | Dict;
+export type Value = number | boolean | string | Ref | Literal | Hex | Placeholder | Serialized | readonly Value[] | Dict;
 export interface Dict {
   readonly [key: string]: Value | undefined;
 }
@@ -130,7 +135,7 @@ export function serialize(value: Value): string {
   if (value instanceof Ref) return `${value.number} 0 R`;
   if (value instanceof Literal) return `(${value.text})`;
   if (value instanceof Hex) return `<${value.hex}>`;
-  if (value instanceof Placeholder) return value.text;
+  if (value instanceof Placeholder || value instanceof Serialized) return value.text;
   if (Array.isArray(value)) {
     let out = "[ ";
     for (const v of value as readonly Value[]) out += `${serialize(v)} `;
