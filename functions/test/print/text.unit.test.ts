@@ -49,18 +49,23 @@ describe("line breaking", () => {
   });
 
   it("wraps a shared paragraph to each width as a fresh one would (the last width's lines are kept)", async () => {
-    const sample = "Pressure relief valve tested at 6.2 bar, seal replaced; next inspection due in March.";
+    // At most 64 characters: a document shares paragraphs this short (DocumentText.paragraph).
+    const sample = "Pressure relief valve tested at 6.2 bar, seal replaced.";
     const shared = await text("en-GB", sample);
+    const paragraph = shared.paragraph(sample, false);
+    expect(shared.paragraph(sample, false)).toBe(paragraph);
     const widths = [4000, 9000, 4000, 4000, 80000, 9000];
-    const seen = widths.map((em) => shared.wrap(sample, false, em));
+    const seen = widths.map((em) => paragraph.wrap(em));
     for (let i = 0; i < widths.length; i++) {
       const fresh = (await text("en-GB", sample)).wrap(sample, false, widths[i]);
       expect(lineTexts(seen[i]), `width ${widths[i]}`).toEqual(lineTexts(fresh));
       expect(seen[i].map((l) => l.width)).toEqual(fresh.map((l) => l.width));
     }
-    // Narrower widths give more lines: the kept lines are not handed back for another width.
+    // Narrower widths give more lines; a width wrapped again hands back the same lines, and lines handed out for another width stay as they were.
     expect(seen[0].length).toBeGreaterThan(seen[1].length);
     expect(seen[4]).toHaveLength(1); // 80 ems: the whole sentence
+    expect(seen[3]).toBe(seen[2]);
+    expect(lineTexts(seen[0])).toEqual(lineTexts(paragraph.wrap(4000)));
   });
 
   it("breaks Thai and Khmer between words found by ICU's dictionary, not inside them", () => {

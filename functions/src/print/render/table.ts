@@ -62,7 +62,9 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   const cells: (readonly Paragraph[] | undefined)[] = new Array(value.rows.length * cols);
   value.rows.forEach((row, r) => {
     for (let c = 0; c < cols; c++) {
-      const paragraphs = row[c] === "" ? undefined : layout.docText.paragraphs(row[c], text.tableCell.bold);
+      const cell = row[c];
+      // A row shorter than the columns (tableOf pads them; a block may not) shows the dash too.
+      const paragraphs = cell === undefined || cell === "" ? undefined : layout.docText.paragraphs(cell, text.tableCell.bold);
       cells[r * cols + c] = paragraphs;
       measure(c, paragraphs ?? dash);
     }
