@@ -88,22 +88,6 @@ export class ContentBytes {
     return this;
   }
 
-  /** Bytes that change nothing in the graphics state (numbers written before). */
-  raw(b: Uint8Array): this {
-    this.room(b.length);
-    this.bytes.set(b, this.length);
-    this.length += b.length;
-    return this;
-  }
-
-  /** The bytes [from, to) already written, again. */
-  again(from: number, to: number): this {
-    this.room(to - from);
-    this.bytes.copyWithin(this.length, from, to);
-    this.length += to - from;
-    return this;
-  }
-
   /** Bytes as they are (the graphics state they leave unknown). */
   copy(b: Uint8Array): this {
     this.state = {};

@@ -146,7 +146,6 @@ export class FontUse {
     const subset = this.subset();
     const baseFont = `${subset.tag}+${face.postscriptName}`;
 
-
     const fontFileRef = objects.add(rawStream(subset.fontFile, { Length1: subset.length1 }));
     const bbox = metrics.bbox;
     const isBold = /bold/i.test(face.postscriptName);

@@ -265,15 +265,17 @@ export class Paragraph {
 
   /** Width of the whole paragraph on one line (1/1000 em). */
   get width(): number {
-    if (this.measured === undefined) {
-      const { advance } = this.chars;
-      let w = 0;
-      for (let i = this.at, end = this.at + this.text.length; i < end; i++) w += advance[i];
-      this.measured = w;
-    }
+    this.measured ??= this.measureWidth();
     return this.measured;
   }
   private measured?: number;
+
+  private measureWidth(): number {
+    const { advance } = this.chars;
+    let w = 0;
+    for (let i = this.at, end = this.at + this.text.length; i < end; i++) w += advance[i];
+    return w;
+  }
 
   /** Width of the widest piece between two break opportunities: the narrowest this paragraph can wrap without cutting. */
   get longestWord(): number {
