@@ -60,7 +60,9 @@ export class TrueTypeSource {
   private readonly bytes: Uint8Array;
   private readonly view: DataView;
   private readonly tables = new Map<string, Table>();
-  private readonly glyphOffsets: Uint32Array;
+  /** Where loca starts, and whether its offsets are 32-bit (else 16-bit halves). */
+  private readonly loca: number;
+  private readonly longLoca: boolean;
   readonly numGlyphs: number;
   private readonly numberOfHMetrics: number;
   readonly metrics: FontMetrics;
@@ -87,14 +89,10 @@ export class TrueTypeSource {
       if (!this.tables.has(tag)) throw new Error(`not a TrueType (glyf) font: no ${tag} table`);
     }
     const head = this.table("head");
-    const longLoca = this.view.getInt16(head.offset + 50) === 1;
+    this.longLoca = this.view.getInt16(head.offset + 50) === 1;
     this.numGlyphs = this.view.getUint16(this.table("maxp").offset + 4);
     this.numberOfHMetrics = this.view.getUint16(this.table("hhea").offset + 34);
-    const loca = this.table("loca");
-    this.glyphOffsets = new Uint32Array(this.numGlyphs + 1);
-    for (let i = 0; i <= this.numGlyphs; i++) {
-      this.glyphOffsets[i] = longLoca ? this.view.getUint32(loca.offset + 4 * i) : this.view.getUint16(loca.offset + 2 * i) * 2;
-    }
+    this.loca = this.table("loca").offset;
     const hhea = this.table("hhea").offset;
     const os2 = this.tables.get("OS/2");
     const post = this.tables.get("post");
@@ -157,12 +155,21 @@ export class TrueTypeSource {
     return this.bytes;
   }
 
+  /**
+   * Where a glyph's record starts in glyf, read from loca when asked: copying loca out for every
+   * glyph took most of a CJK face's first load (30,000 glyphs in cold code) for the few a document uses.
+   */
+  private glyphOffset(gid: number): number {
+    return this.longLoca ? this.view.getUint32(this.loca + 4 * gid) : this.view.getUint16(this.loca + 2 * gid) * 2;
+  }
+
   /** Makes sure a glyph's record is in memory (a file read in part reads it now). */
   private readGlyph(gid: number): void {
     const part = this.partFile;
     if (!part || part.glyphsRead[gid]) return;
-    const start = this.table("glyf").offset + this.glyphOffsets[gid];
-    const length = this.glyphOffsets[gid + 1] - this.glyphOffsets[gid];
+    const offset = this.glyphOffset(gid);
+    const start = this.table("glyf").offset + offset;
+    const length = this.glyphOffset(gid + 1) - offset;
     if (length > 0 && start + length <= this.bytes.length) readSync(part.fd, this.bytes, start, length, start);
     part.glyphsRead[gid] = 1;
   }
@@ -334,8 +341,8 @@ export class TrueTypeSource {
     let glyfSize = 0;
     for (let i = 0; i < order.length; i++) {
       this.readGlyph(order[i]);
-      const start = this.glyphOffsets[order[i]];
-      const end = this.glyphOffsets[order[i] + 1];
+      const start = this.glyphOffset(order[i]);
+      const end = this.glyphOffset(order[i] + 1);
       const length = end > start ? end - start : 0;
       glyfSize += (length + 3) & ~3;
       if (length >= 10 && view.getInt16(glyf + start) < 0) {
@@ -352,8 +359,8 @@ export class TrueTypeSource {
     const hmtxView = new DataView(hmtxOut.buffer);
     let at = 0;
     for (let i = 0; i < count; i++) {
-      const start = this.glyphOffsets[order[i]];
-      const end = this.glyphOffsets[order[i] + 1];
+      const start = this.glyphOffset(order[i]);
+      const end = this.glyphOffset(order[i] + 1);
       const length = end > start ? end - start : 0;
       locaView.setUint32(4 * i, at);
       if (length > 0) {
