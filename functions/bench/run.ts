@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { FUNCTIONS_DIR } from "./cases";
 import { measureColdStart, RUNS } from "./coldStart";
-import { fontLoading } from "./fonts";
+import { FONT_LOADING_PROCESSES, fontLoading } from "./fonts";
 import { shapingTable } from "./shaping";
 import { ENGINES, type EngineName } from "./engines/types";
 import { runHttpBench } from "./http";
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   }
   if (args.parts.has("fonts")) {
     ensureBuilt();
-    console.log("[bench] fonts: first renders in fresh processes, and the two shaping paths");
+    console.log(`[bench] fonts: first renders in ${FONT_LOADING_PROCESSES} fresh processes a row, and the two shaping paths`);
     report.fonts = { loading: fontLoading(), shaping: await shapingTable() };
   }
   if (args.parts.has("cold")) {
