@@ -311,6 +311,28 @@ describe("renderInstancePdf: tables and pagination", () => {
     expect(pageOf(pages, "After the table")).toBe(out.pageCount - 1);
   });
 
+  it("rules a table's columns with one line each per page, from its header's top to its last row's bottom there", async () => {
+    const out = await renderInstancePdf(tableInstance(300, (i) => `Item ${i} ${"lorem ipsum ".repeat(i % 4)}`), options("t300-rules"));
+    const rule = /(-?[\d.]+) (-?[\d.]+) m (-?[\d.]+) (-?[\d.]+) l S/g;
+    let tablePages = 0;
+    for (const [page, content] of pageContents(out.bytes).entries()) {
+      const lines = [...content.matchAll(rule)].map((m) => m.slice(1, 5).map(Number));
+      const verticals = lines.filter(([x1, , x2]) => x1 === x2);
+      if (verticals.length === 0) continue;
+      tablePages++;
+      // Four columns: five rules, each over the whole of the table's part on this page.
+      expect(verticals, `page ${page + 1}`).toHaveLength(5);
+      const [[, top, , bottom]] = verticals;
+      for (const [, y1, , y2] of verticals) expect([y1, y2], `page ${page + 1}`).toEqual([top, bottom]);
+      const rows = lines.filter(([x1, y1, x2, y2]) => y1 === y2 && x1 === verticals[0][0] && x2 === verticals[4][0] && y1 <= top && y1 >= bottom);
+      expect(rows.map(([, y]) => y), `page ${page + 1}`).toEqual(expect.arrayContaining([top, bottom]));
+      expect(rows.length, `page ${page + 1}`).toBeGreaterThan(10);
+    }
+    const pages = await readPages(out.bytes);
+    expect(tablePages).toBe(pages.filter((p) => p.items.some((i) => /^R-\d+$/.test(i.str))).length);
+    expect(tablePages).toBeGreaterThan(5);
+  });
+
   it("keeps the demo equipment register's rows whole and in order across its pages", () => {
     const { pages } = rendered["audit-long"];
     const field = instance("audit-long").sections.flatMap((s) => s.fields).find((f) => f.label === "Equipment register")!;
