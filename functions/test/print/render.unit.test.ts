@@ -112,6 +112,27 @@ function tableInstance(rowCount: number, describe: (i: number) => string): Print
   };
 }
 
+/**
+ * Per page with vertical rules, its tables' rules (one set per top and bottom): the rules' xs, the
+ * span they cover, and the horizontal grid lines (from the first x to the last) within it.
+ */
+function tableRules(bytes: Uint8Array): { page: number; tables: { xs: number[]; top: number; bottom: number; gridLines: number; lowestGridLine: number }[] }[] {
+  const rule = /(-?[\d.]+) (-?[\d.]+) m (-?[\d.]+) (-?[\d.]+) l S/g;
+  return pageContents(bytes).flatMap((content, page) => {
+    const lines = [...content.matchAll(rule)].map((m) => m.slice(1, 5).map(Number));
+    const sets = new Map<string, number[][]>();
+    for (const line of lines) if (line[0] === line[2]) sets.set(`${line[1]} ${line[3]}`, [...(sets.get(`${line[1]} ${line[3]}`) ?? []), line]);
+    if (sets.size === 0) return [];
+    const tables = [...sets.values()].map((verticals) => {
+      const xs = verticals.map(([x]) => x).sort((a, b) => a - b);
+      const [[, top, , bottom]] = verticals;
+      const grid = lines.filter(([x1, y1, x2, y2]) => y1 === y2 && Math.min(x1, x2) === xs[0] && Math.max(x1, x2) === xs.at(-1) && y1 <= top && y1 >= bottom).map(([, y]) => y);
+      return { xs, top, bottom, gridLines: grid.length, lowestGridLine: Math.min(...grid) };
+    });
+    return [{ page, tables: tables.sort((a, b) => b.top - a.top) }];
+  });
+}
+
 const rendered: Record<string, { bytes: Uint8Array; pageCount: number; pages: PageText[] }> = {};
 
 beforeAll(async () => {
@@ -313,24 +334,78 @@ describe("renderInstancePdf: tables and pagination", () => {
 
   it("rules a table's columns with one line each per page, from its header's top to its last row's bottom there", async () => {
     const out = await renderInstancePdf(tableInstance(300, (i) => `Item ${i} ${"lorem ipsum ".repeat(i % 4)}`), options("t300-rules"));
-    const rule = /(-?[\d.]+) (-?[\d.]+) m (-?[\d.]+) (-?[\d.]+) l S/g;
-    let tablePages = 0;
-    for (const [page, content] of pageContents(out.bytes).entries()) {
-      const lines = [...content.matchAll(rule)].map((m) => m.slice(1, 5).map(Number));
-      const verticals = lines.filter(([x1, , x2]) => x1 === x2);
-      if (verticals.length === 0) continue;
-      tablePages++;
-      // Four columns: five rules, each over the whole of the table's part on this page.
-      expect(verticals, `page ${page + 1}`).toHaveLength(5);
-      const [[, top, , bottom]] = verticals;
-      for (const [, y1, , y2] of verticals) expect([y1, y2], `page ${page + 1}`).toEqual([top, bottom]);
-      const rows = lines.filter(([x1, y1, x2, y2]) => y1 === y2 && x1 === verticals[0][0] && x2 === verticals[4][0] && y1 <= top && y1 >= bottom);
-      expect(rows.map(([, y]) => y), `page ${page + 1}`).toEqual(expect.arrayContaining([top, bottom]));
-      expect(rows.length, `page ${page + 1}`).toBeGreaterThan(10);
-    }
     const pages = await readPages(out.bytes);
-    expect(tablePages).toBe(pages.filter((p) => p.items.some((i) => /^R-\d+$/.test(i.str))).length);
-    expect(tablePages).toBeGreaterThan(5);
+    const tablePages = tableRules(out.bytes);
+    expect(tablePages.map((p) => p.page)).toEqual(pages.flatMap((p, i) => (p.items.some((item) => /^R-\d+$/.test(item.str)) ? [i] : [])));
+    expect(tablePages.length).toBeGreaterThan(5);
+    for (const { page, tables } of tablePages) {
+      // Four columns: five rules, each over the whole of the table's part on this page, its header row included.
+      expect(tables, `page ${page + 1}`).toHaveLength(1);
+      const [{ xs, top, bottom, gridLines }] = tables;
+      expect(xs).toHaveLength(5);
+      expect(gridLines, `page ${page + 1}`).toBeGreaterThan(10);
+      const header = pages[page].items.find((item) => item.str === "ID")!;
+      const rows = pages[page].items.filter((item) => /^R-\d+$/.test(item.str)).map((item) => item.y);
+      expect(header.y, `page ${page + 1}`).toBeLessThan(top);
+      expect(Math.min(...rows), `page ${page + 1}`).toBeGreaterThan(bottom);
+      expect(Math.max(...rows), `page ${page + 1}`).toBeLessThan(header.y);
+    }
+  });
+
+  it("rules two tables on a page apart, a right-to-left table mirrored, and a table before a heading that moves to the next page to its last row", async () => {
+    const twoTables: PrintableInstance = {
+      title: "Two tables",
+      objectTypeName: "T",
+      sections: [
+        {
+          title: "Tables",
+          fields: ["First", "Second"].map((label) => ({
+            label,
+            type: "table",
+            value: { columns: ["A", "B", "C"], rows: Array.from({ length: 4 }, (_, i) => ({ cells: [`${label}-${i}`, i, "x"] })) },
+          })),
+        },
+      ],
+    };
+    const [first] = tableRules((await renderInstancePdf(twoTables, options("two-tables"))).bytes);
+    expect(first.tables).toHaveLength(2);
+    for (const table of first.tables) expect([table.xs.length, table.gridLines]).toEqual([4, 6]); // three columns; top, header and four rows
+    expect(first.tables[0].bottom).toBeGreaterThan(first.tables[1].top);
+
+    const arabic = tableInstance(120, (i) => `بند رقم ${i} للفحص`);
+    const rtl = await renderInstancePdf({ ...arabic, title: "جدول", objectTypeName: "سجل" }, { ...options("rtl-rules"), locale: "ar-EG" });
+    const rtlPages = tableRules(rtl.bytes);
+    expect(rtlPages.length).toBeGreaterThan(1);
+    const ids = (await readPages(rtl.bytes)).flatMap((p) => p.items.filter((item) => /^R-\d+$/.test(item.str)));
+    expect(Math.min(...ids.map((item) => item.x))).toBeGreaterThan(PAGE_WIDTH / 2); // the first column on the right
+    for (const { tables } of rtlPages) expect(tables.map((t) => t.xs.length)).toEqual([5]);
+
+    // A heading kept with the tall value after it leaves the table's page for the next one as the
+    // table grows: the table's page keeps the rules of every row it holds.
+    const tall = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
+    let moved = 0;
+    for (let rows = 20; rows <= 34; rows++) {
+      const table = tableInstance(rows, (i) => `Item ${i}`);
+      const inst: PrintableInstance = {
+        ...table,
+        sections: [
+          { ...table.sections[0], fields: table.sections[0].fields.slice(0, 2) }, // the table last
+          { title: "Next heading", fields: [{ label: "Tall", type: "text", value: tall }] },
+        ],
+      };
+      const { bytes } = await renderInstancePdf(inst, options("heading-after-table"));
+      const pages = await readPages(bytes);
+      const headingPage = pages.findIndex((p) => p.text.includes("Next heading"));
+      const lastRow = pages.findIndex((p) => p.items.some((item) => item.str === `R-${rows - 1}`));
+      expect(headingPage, `${rows} rows`).toBe(pages.findIndex((p) => p.text.includes("line 0")));
+      if (headingPage > lastRow) moved++;
+      const { tables } = tableRules(bytes).find((p) => p.page === lastRow)!;
+      const lowestRow = Math.min(...pages[lastRow].items.filter((item) => /^R-\d+$/.test(item.str)).map((item) => item.y));
+      expect(tables, `${rows} rows`).toHaveLength(1);
+      expect(tables[0].bottom, `${rows} rows`).toBeLessThan(lowestRow);
+      expect(tables[0].bottom, `${rows} rows`).toBe(tables[0].lowestGridLine);
+    }
+    expect(moved).toBeGreaterThan(0);
   });
 
   it("keeps the demo equipment register's rows whole and in order across its pages", () => {

@@ -3,7 +3,7 @@
 // rules and fills are artifacts, drawn first under the content as one artifact sequence (a sequence
 // per rule or fill took a fifth of a tagged page's marking bytes, measured: 30 rules on the one-page
 // case). Only text and pictures are drawn over rules and fills, so pages look as they did in drawing
-// order (ARCHITECTURE.md).
+// order (ARCHITECTURE.md); a table's vertical rules are written when its rows on the page end (vlines).
 //
 // The layout hands each box over as it places it, so glyphs get their codes (fontUse.ts) in the
 // order they are placed; what it takes back (a heading kept with what follows) is cut from the page.
@@ -96,7 +96,7 @@ export class Pages {
     this.content.entry().copy(first);
   }
 
-  /** What this page has drawn so far, and the kids of `element` (whose content may be drawn next). */
+  /** What this page has drawn so far (vlines' rules written first), and the kids of `element` (whose content may be drawn next). */
   drawnSoFar(element: number): DrawnSoFar {
     this.writeRules();
     const page = this.page;
@@ -115,9 +115,9 @@ export class Pages {
     };
   }
 
-  /** Has nothing been drawn on this page since `at`? */
+  /** Has nothing been drawn on this page since `at`? (Rules not yet written were drawn since: drawnSoFar wrote those before.) */
   nothingSince(at: DrawnSoFar): boolean {
-    return at.page === this.page && at.contentEntries === this.content.entries && at.artifactEntries === this.artifacts.entries;
+    return at.page === this.page && !this.rules && at.contentEntries === this.content.entries && at.artifactEntries === this.artifacts.entries;
   }
 
   /** Takes back what was drawn on this page since `from` (its operators and marked content). */
@@ -189,12 +189,12 @@ export class Pages {
   /**
    * Vertical lines at each x from y1 to y2: a table row's rules. The rows of a table one under another
    * on a page are ruled together, a line per column from the first's top to the last's bottom (as
-   * line() writes it), written when the rows end: at a row of another table, a new page, a snapshot
-   * for takeBack, or the page's stream. Rules of a row each took a fifth of a long
-   * table's content bytes, which deflate pays for; poppler draws abutting rules and the one rule
-   * alike (pixels the same at 72 to 300 dpi, tested on every pinned output at 150). Only rules and
-   * fills are artifacts, and no fill is drawn over a table's rows after them, so drawing the rules
-   * later changes nothing where they cross the grid's other rules, of their colour.
+   * line() writes it), written when the rows end: at a vlines call that does not continue them, a
+   * new page, a snapshot (drawnSoFar) or the first streamOf. A rule per row and column took, together,
+   * a fifth of a long table's content bytes, which deflate pays for; poppler draws the one rule as it
+   * drew the abutting ones (pixels the same at 72 to 300 dpi; every pinned output's pages at 150).
+   * Drawn later, the rules cross nothing but the grid's other rules, of their colour: no fill is drawn
+   * over a table's rows, and a repeated header row's text (an artifact) keeps its padding from them.
    */
   vlines(xs: readonly number[], y1: number, y2: number, width: number, color: string): void {
     const rules = this.rules;
@@ -284,7 +284,7 @@ export class Pages {
     return this.pages[i].content;
   }
 
-  /** Page `i`'s content stream: its artifacts first, under its content, as one sequence when tagged. */
+  /** Page `i`'s content stream: its artifacts first, under its content, as one sequence when tagged (the first call writes vlines' last rules). */
   streamOf(i: number): Uint8Array {
     this.writeRules();
     const { artifacts, content } = this.pages[i];

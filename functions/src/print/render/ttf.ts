@@ -60,7 +60,7 @@ export class TrueTypeSource {
   private readonly bytes: Uint8Array;
   private readonly view: DataView;
   private readonly tables = new Map<string, Table>();
-  /** Where loca starts, and whether its offsets are 32-bit (else 16-bit halves). */
+  /** Where loca starts, and whether its offsets are 32-bit (else 16-bit, stored halved). */
   private readonly loca: number;
   private readonly longLoca: boolean;
   readonly numGlyphs: number;
@@ -93,6 +93,7 @@ export class TrueTypeSource {
     this.numGlyphs = this.view.getUint16(this.table("maxp").offset + 4);
     this.numberOfHMetrics = this.view.getUint16(this.table("hhea").offset + 34);
     this.loca = this.table("loca").offset;
+    if (this.loca + (this.numGlyphs + 1) * (this.longLoca ? 4 : 2) > bytes.length) throw new Error("not a TrueType font: its loca table runs past the file");
     const hhea = this.table("hhea").offset;
     const os2 = this.tables.get("OS/2");
     const post = this.tables.get("post");
