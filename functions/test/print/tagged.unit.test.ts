@@ -193,6 +193,18 @@ describe("tagged PDF (PDF/UA-1)", () => {
     expect(await langs("ja-JP", "点検 䶵")).toEqual(["en"]);
   });
 
+  it("leaves digits, punctuation and spaces in the document's language: a date or a reading among Japanese is read as Japanese", async () => {
+    const langs = async (value: string): Promise<string[]> => {
+      const doc: PrintableInstance = { title: "点検", objectTypeName: "報告", sections: [{ title: "一般", fields: [{ label: "日時", type: "text", value }] }] };
+      const content = pageContents((await renderInstancePdf(doc, { ...options, targetName: "北工場", locale: "ja-JP" })).bytes).join("\n");
+      return [...new Set([...content.matchAll(/\/Lang \(([^)]*)\)/g)].map((m) => m[1]))];
+    };
+    expect(await langs("2026-01-18 09:00 (4.18)")).toEqual([]);
+    expect(await langs("測定 12.5 / 80%")).toEqual([]);
+    expect(await langs("M-102 2026")).toEqual(["en"]); // a letter: the Latin piece is English
+    expect(await langs("点検 Fluke 87V、12")).toEqual(["en"]);
+  });
+
   it("marks the Greek and Cyrillic words of a Latin document with their language, the Latin ones around them not", async () => {
     const latin = "Pressure checked at the inlet and at the outlet of the boiler, both within the range the maker gives. ";
     const instance = (values: string[]): PrintableInstance => ({

@@ -121,6 +121,19 @@ function scriptWords(source: PieceSource): ScriptWord[] {
   return (letters.words = words);
 }
 
+/** A Latin, Greek or Cyrillic letter. */
+const LATIN_LETTER = /(?=\p{L})[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u;
+
+/** Does text[from, to) hold a Latin, Greek or Cyrillic letter? ASCII by its code (most pieces: digits and punctuation), the rest by LATIN_LETTER. */
+function hasLatinLetter(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 0x20; // ASCII letters to lower case
+    if (c >= 0x61 && c <= 0x7a) return true;
+    if (c >= 0x80) return LATIN_LETTER.test(text.slice(i, to));
+  }
+  return false;
+}
+
 /** The paragraph's kana and Hangul letters, found in one pass over its text. */
 function kanaOrHangul(source: PieceSource): number[] {
   const letters = sourceLetters(source);
@@ -146,14 +159,19 @@ function firstFrom<T>(list: readonly T[], at: number, key: (item: T) => number):
  * at every character quadratic (640,000 characters of "aא": 103 s).
  */
 export function pieceLanguage(piece: Piece, document: DocumentLanguage): PieceLanguage {
-  // Most pieces: Latin letters in a paragraph without a Greek or Cyrillic one (the text stage knows it of most).
-  if (piece.face.family === "latin" && !piece.source.greekOrCyrillic) return document.latin;
+  const latin = piece.face.family === "latin";
+  // Most pieces: Latin letters in a paragraph without a Greek or Cyrillic one (the text stage knows it of most), in a Latin document.
+  if (latin && !piece.source.greekOrCyrillic && document.latin === DOCUMENT_LANGUAGE) return DOCUMENT_LANGUAGE;
   // The piece's text: its clusters' range.
   const { clusters, clusterEnds } = piece.glyphs;
   const first = piece.start;
   const last = piece.end - 1;
   const from = Math.min(clusters[first], clusters[last]);
   const to = clusters[first] <= clusters[last] ? clusterEnds[last] : clusterEnds[first];
+  // Digits, punctuation and spaces have no language of their own: a date or a reading in a Japanese
+  // document is read as Japanese, not switched to the English voice of the Latin words around it.
+  if (latin && !hasLatinLetter(piece.source.text, from, to)) return DOCUMENT_LANGUAGE;
+  if (latin && !piece.source.greekOrCyrillic) return document.latin;
   const own = FAMILY_LANGUAGE[piece.face.family];
   if (own) {
     const letters = kanaOrHangul(piece.source);
