@@ -7,6 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { DEMO_FIXTURE, FUNCTIONS_DIR } from "./cases";
+import { median, summarize } from "./stats";
 
 const WORKER = `
 const { readFileSync } = require("node:fs");
@@ -66,10 +67,10 @@ export function fontLoading(processes = FONT_LOADING_PROCESSES): FontLoadingRow[
     });
   }
   return LINES.map(([key, name], row) => {
-    const byFirst = [...results[row]].sort((a, b) => a.first - b.first);
-    const median = byFirst[byFirst.length >> 1];
-    const warm = results[row].map((r) => r.warm).sort((a, b) => a - b)[results[row].length >> 1];
-    return { key, name, ...median, warm, firstMin: byFirst[0].first, firstMax: byFirst.at(-1)!.first };
+    const first = summarize(results[row].map((r) => r.first));
+    // Memory and families: those of the process whose first render is the median (the upper middle one of an even count).
+    const middle = [...results[row]].sort((a, b) => a.first - b.first)[results[row].length >> 1];
+    return { key, name, ...middle, first: first.median, firstMin: first.min, firstMax: first.max, warm: median(results[row].map((r) => r.warm)) };
   });
 }
 
