@@ -185,6 +185,32 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     expect(stored).toHaveLength(1);
   });
 
+  it("refuses a settings PUT that lost its body with 400, keeping the settings and the uploaded logo", async () => {
+    const saved = await upload(await logoPng("#205050"), "image/png");
+    expect(saved.status).toBe(200);
+    const logo = saved.json.data.own.logo as string;
+    const settingsUrl = apiUrl(`${orgTarget()}/print-settings`);
+    expect((await call(settingsUrl, { method: "PUT", auth: { bearer: orgAdmin }, body: { footerText: "Kept", logo } })).status).toBe(200);
+    const before = (await call(settingsUrl, { auth: { bearer: orgAdmin } })).json;
+    // No body at all, a declared empty one, and an empty chunked one: each read as {} would clear every key.
+    const empties: RequestInit[] = [
+      { headers: { "content-type": "application/json" } },
+      { headers: { "content-type": "application/json", "content-length": "0" } },
+      { headers: { "content-type": "application/json" }, body: new ReadableStream({ start: (c) => c.close() }), duplex: "half" } as RequestInit,
+    ];
+    for (const init of empties) {
+      const res = await fetch(settingsUrl, { ...init, method: "PUT", headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${orgAdmin}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      expect(res.status, JSON.stringify(init.headers)).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toContain("The body is empty");
+    }
+    expect((await call(settingsUrl, { auth: { bearer: orgAdmin } })).json).toEqual(before);
+    expect(before.data.own).toMatchObject({ footerText: "Kept", logo });
+    expect((await bucket().file(logo).exists())[0]).toBe(true);
+    // {} is the way to clear them, and removes the logo the route stored.
+    expect((await call(settingsUrl, { method: "PUT", auth: { bearer: orgAdmin }, body: {} })).json.data.own).toEqual({});
+    expect((await bucket().file(logo).exists())[0]).toBe(false);
+  });
+
   it("refuses an upload past the target's daily quota with 429 and Retry-After, storing nothing", async () => {
     const target = `organizations/${org}`;
     const files = async () => (await bucket().getFiles({ prefix: `uploads/${target}/` }))[0].map((f) => f.name).sort();
