@@ -68,6 +68,10 @@ export const MAX_WEBHOOK_URL = 2048;
  */
 export function webhookUrlProblem(raw: string, emulator: boolean): string | undefined {
   if (raw.length > MAX_WEBHOOK_URL) return `must be at most ${MAX_WEBHOOK_URL} characters`;
+  // The URL parser drops tabs and line breaks and trims spaces: what was checked would not be what is
+  // stored and shown (a header's line break, say). A URL writes those as %20 and the like.
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) return "must not hold spaces or control characters";
   let url: URL;
   try {
     url = new URL(raw);

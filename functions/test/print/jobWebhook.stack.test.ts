@@ -141,7 +141,7 @@ describe("print jobs' webhook", () => {
 
   it("refuses URLs that are not https to a public host with a 400 naming jobWebhookUrl, and changes nothing", async () => {
     const before = (await settings(TENANT, tenantAdmin)).json.data;
-    for (const url of ["http://10.0.0.1/", "https://169.254.169.254/computeMetadata/v1/", "http://localhost:1/", "https://metadata.google.internal/", "https://[::ffff:10.0.0.1]/", "https://0x7f.1/", "http://127.0.0.1/no-port", "ftp://hooks.example.com/"]) {
+    for (const url of ["http://10.0.0.1/", "https://169.254.169.254/computeMetadata/v1/", "http://localhost:1/", "https://metadata.google.internal/", "https://[::ffff:10.0.0.1]/", "https://0x7f.1/", "http://127.0.0.1/no-port", "ftp://hooks.example.com/", "http://127.0.0.1:8025/\r\nX-Injected: y"]) {
       const res = await settings(TENANT, tenantAdmin, { jobWebhookUrl: url });
       expect(res.status, url).toBe(400);
       expect(res.json.message, url).toMatch(/^Invalid body: 'jobWebhookUrl': must/);

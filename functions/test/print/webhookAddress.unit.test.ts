@@ -91,6 +91,12 @@ describe("webhookUrlProblem", () => {
     ["https://router.home.arpa/", /local or internal name/],
     [`https://hooks.example.com/${"x".repeat(MAX_WEBHOOK_URL)}`, /at most/],
     ["http://127.0.0.1:8080/hook", /https/],
+    // The parser would drop these: the URL checked would not be the one stored and shown.
+    ["https://hooks.example.com/x\r\nX-Injected: y", /spaces or control characters/],
+    ["https://hooks.example.com/\tx", /spaces or control characters/],
+    [" https://hooks.example.com/x", /spaces or control characters/],
+    ["https://hooks.example.com/x\u0000", /spaces or control characters/],
+    ["https://hooks.example.com/a b", /spaces or control characters/],
   ])("refuses %s in production", (url, reason) => {
     expect(webhookUrlProblem(url, false)).toMatch(reason);
   });
@@ -101,7 +107,7 @@ describe("webhookUrlProblem", () => {
 
   it("takes http://127.0.0.1:<port> on the emulator only, and nothing else local there either", () => {
     expect(webhookUrlProblem("http://127.0.0.1:8080/hook", true)).toBeUndefined();
-    for (const url of ["http://127.0.0.1/hook", "http://localhost:8080/", "http://127.0.0.2:8080/", "https://127.0.0.1:8443/", "http://10.0.0.1/", "http://[::1]:8080/"]) {
+    for (const url of ["http://127.0.0.1/hook", "http://localhost:8080/", "http://127.0.0.2:8080/", "https://127.0.0.1:8443/", "http://10.0.0.1/", "http://[::1]:8080/", "http://127.0.0.1:8080/\r\nX: y"]) {
       expect(webhookUrlProblem(url, true), url).toBeDefined();
     }
   });
