@@ -151,20 +151,30 @@ export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({
 /** `{target}/objectInstances/{objectInstanceId}`: what the print routes read (`reads`). */
 export const objectInstance = ({ path, body }: ReadScope<unknown, { objectInstanceId: string }>) => `${path}/objectInstances/${body.objectInstanceId}`;
 
-/** The instance of a print, which must exist (404), and the template it prints with: the one named (404 when not on the target's chain), else its type's nearest. */
-async function instanceAndTemplate(access: Access, instance: DocumentSnapshot, templateId: string | undefined) {
+/** What a print of an instance needs before any work: its data, and the template it prints with. */
+export interface PrintSource {
+  stored: FirebaseFirestore.DocumentData;
+  template: FoundTemplate | undefined;
+}
+
+/**
+ * The instance of a print, which must exist (404), and the template it prints with: the one named
+ * (404 when not on the target's chain), else its type's nearest. Found before a quota is spent: a
+ * typo costs nothing.
+ */
+export async function printSource(access: Access, instance: DocumentSnapshot, templateId: string | undefined): Promise<PrintSource> {
   if (!instance.exists) throw notFound(`Object instance '${instance.id}' does not exist in this target.`);
   const stored = instance.data()!;
   return { stored, template: await templateFor(access.chain, stored.objectTypeName, templateId) };
 }
 
 /**
- * The PDF of one object instance of the target (read by the pipeline: `objectInstance`), rendered
- * and stored, or the one already stored for the same version of the instance, settings and template.
+ * The PDF of one object instance of the target (read by the pipeline: `objectInstance`; `printSource`
+ * found its data and template), rendered and stored, or the one already stored for the same version
+ * of the instance, settings and template.
  */
-export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, renderedBy: string, templateId?: string): Promise<StoredPdf> {
+export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, { stored, template }: PrintSource, settings: PrintSettings, renderedBy: string): Promise<StoredPdf> {
   const instanceId = instance.id;
-  const { stored, template } = await instanceAndTemplate(access, instance, templateId);
   // The pictures it may show, and their versions: part of the stored PDF's name. (The logo's path,
   // in the settings, is its version: an upload is a new path.)
   const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);
@@ -223,7 +233,7 @@ export async function pdfOfInstance(access: Access, instance: DocumentSnapshot, 
  */
 export async function previewOfInstance(access: Access, instance: DocumentSnapshot, settings: PrintSettings, caller: string, template: { given?: DocumentTemplate; templateId?: string }): Promise<RenderedPdf> {
   if (!instance.exists) throw notFound(`Object instance '${instance.id}' does not exist in this target.`);
-  const { stored, template: found } = template.given ? { stored: instance.data()!, template: undefined } : await instanceAndTemplate(access, instance, template.templateId);
+  const { stored, template: found } = template.given ? { stored: instance.data()!, template: undefined } : await printSource(access, instance, template.templateId);
   const max = params.previewsPerUserPerHour.value();
   await consumeQuotas([{ action: "preview", subject: caller, max, windowMs: HOUR_MS, amount: 1, refusal: `At most ${max} previews per hour per user` }]);
   const pictures = await pictureObjects(access, imagePaths(stored), fileOf, storageCall);

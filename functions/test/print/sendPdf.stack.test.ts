@@ -201,6 +201,18 @@ describe("POST /print/{target}/send-pdf", () => {
       expect(inherited.json.message).toMatch(/only to addresses at org\.example/);
     });
 
+    it("spends no quota on a send that cannot happen: a missing instance or a template not on the chain is 404", async () => {
+      const { path, tokens } = await freshTenant(1);
+      const statuses: number[] = [];
+      // More than the 20 sends an hour a user has on a target, each naming ten recipients.
+      for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "no-such-instance", to: tenRecipients(`missing-${i}`) }, path, tokens[0])).status);
+      for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "short", templateId: "no-such-template", to: tenRecipients(`template-${i}`) }, path, tokens[0])).status);
+      expect(statuses).toEqual(Array(22).fill(404));
+      expect(await captured()).toHaveLength(0);
+      const sent = await send({ objectInstanceId: "short", to: tenRecipients("after") }, path, tokens[0]);
+      expect(sent.status, sent.text).toBe(200);
+    });
+
     it("names the sender by an address only once it is verified: a user who changed their email unverified is named by uid, by Bearer and Basic alike", async () => {
       const { path } = await freshTenant(0);
       const uid = freshUid("relay-user");

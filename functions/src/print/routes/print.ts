@@ -2,7 +2,7 @@ import { z } from "zod";
 import { audit } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
-import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance, templateSchema, templateShown } from "../documents";
+import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance, printSource, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
@@ -48,7 +48,7 @@ export const print = defineRoute({
     503: "Cloud Storage unavailable.",
   },
   async handle({ access, caller, body, docs: [instance] }) {
-    const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, body.templateId);
+    const pdf = await pdfOfInstance(access, instance, await printSource(access, instance, body.templateId), effectiveSettings(access.chain, body), caller.uid);
     const { url, expiresAt } = await downloadUrl(pdf);
     // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
     await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });

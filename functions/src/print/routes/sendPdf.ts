@@ -6,7 +6,7 @@ import { HttpError } from "../../http/errors";
 import { BIDI_CONTROLS } from "../../http/ids";
 import { defineRoute } from "../../http/routes";
 import { idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
-import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, safeFileName, templateSchema, templateShown } from "../documents";
+import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, printSource, safeFileName, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
@@ -74,7 +74,8 @@ export function assertAttachable(sizeBytes: number): void {
 /**
  * SPEC.md 4.2: renders (or reuses) the PDF of an object instance of the target and emails it as
  * an attachment through SendGrid. Before any work: the target's recipient domains (400), the
- * Idempotency-Key (a repeat answers the first answer), then the quotas (429), all spent together.
+ * instance and template (404), the Idempotency-Key (a repeat answers the first answer), then the
+ * quotas (429), all spent together.
  */
 export const sendPdf = defineRoute({
   method: "post",
@@ -117,6 +118,8 @@ export const sendPdf = defineRoute({
   async handle({ access, caller, body, docs: [instance], req, res }) {
     const recipients = [...body.to, ...(body.cc ?? [])];
     assertRecipientsAllowed(access, recipients);
+    // The instance and template first: a send that cannot happen (404) spends no quota.
+    const source = await printSource(access, instance, body.templateId);
     return idempotent(req, res, caller.uid, access.path, body, async () => {
       const { sendsPerUserAndTarget, recipientsPerUser, recipientsPerTenant } = SEND_PDF_LIMITS;
       await consumeQuotas([
@@ -124,7 +127,7 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance, effectiveSettings(access.chain, body), caller.uid, body.templateId);
+      const pdf = await pdfOfInstance(access, instance, source, effectiveSettings(access.chain, body), caller.uid);
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
