@@ -110,12 +110,21 @@ describe("POST /print/{target}/send-pdf", () => {
     ["a file name with a slash", { objectInstanceId: "inspection-short", to: "a@example.com", fileName: "../../etc/passwd" }, /'fileName'/],
     ["an unknown field", { objectInstanceId: "inspection-short", to: "a@example.com", bcc: "x@example.com" }, /unknown field 'bcc'/],
     ["a bad instance id", { objectInstanceId: "../x", to: "a@example.com" }, /'objectInstanceId'/],
+    // SMTP's limits (RFC 5321): SendGrid would refuse them after the quota was spent.
+    ["a local part over 64 characters", { objectInstanceId: "inspection-short", to: `${"a".repeat(65)}@example.com` }, /^Invalid body: 'to': must have at most 64 characters before the @/],
+    ["a domain label over 63 characters", { objectInstanceId: "inspection-short", to: "a@example.com", cc: [`b@${"b".repeat(64)}.example.com`] }, /^Invalid body: 'cc\.0': must have at most 64 characters before the @ and 63 in each part of the domain\.$/],
     ["a number as the address", { objectInstanceId: "inspection-short", to: 42 }, /'to': must be an email address or a list of 1 to 10/],
   ])("answers 400 for %s and sends nothing", async (_name, body, message) => {
     const res = await send(body);
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ statusCode: 400, error: "Bad Request", message: expect.stringMatching(message) });
     expect(await captured()).toEqual([]);
+  });
+
+  it("takes addresses at SMTP's limits: 64 characters before the @, 63 in a part of the domain", async () => {
+    const res = await send({ objectInstanceId: "inspection-short", to: `${"a".repeat(64)}@${"b".repeat(63)}.example.com` });
+    expect(res.status, res.text).toBe(200);
+    expect(await captured()).toHaveLength(1);
   });
 
   it("answers 404 for another target's instance and sends nothing", async () => {

@@ -17,8 +17,13 @@ import { PRINT_PERMISSIONS } from "./permissions";
 
 const MAX_RECIPIENTS = 10;
 
+/** An address within SMTP's limits (RFC 5321 4.5.3.1): SendGrid's refusal would reach the caller as a 502, after the quota. */
+const withinMailLimits = (address: string): boolean => {
+  const at = address.lastIndexOf("@");
+  return at <= 64 && address.slice(at + 1).split(".").every((label) => label.length <= 63);
+};
 /** One recipient address; z.email already refuses CR/LF and other header-injection characters. */
-const address = z.email().max(254);
+const address = z.email().max(254).refine(withinMailLimits, "must have at most 64 characters before the @ and 63 in each part of the domain");
 /** One address or a list of them (a list of none or too many says what is expected, not zod's "Invalid input"). */
 const RECIPIENTS_EXPECTED = `must be an email address or a list of 1 to ${MAX_RECIPIENTS}`;
 const addresses = z
