@@ -141,6 +141,12 @@ export async function resolveParams(build: Build, projectId: string, envs: Recor
   }
 }
 
+/**
+ * Variables of a deploy's .env files that point the functions at an emulator: with
+ * FIREBASE_AUTH_EMULATOR_HOST, firebase-admin takes unsigned tokens (SECURITY.md, section 13).
+ */
+export const emulatorVariables = (envs: Record<string, string>): string[] => Object.keys(envs).filter((key) => /_EMULATOR_HOST$|^FUNCTIONS_EMULATOR$/.test(key));
+
 /** Files in lib/ that no module of src/ compiles to (left over from a deleted module). */
 export function staleBuildOutput(): string[] {
   const lib = join(FUNCTIONS_DIR, "lib");

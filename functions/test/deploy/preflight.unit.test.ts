@@ -8,6 +8,7 @@ import {
   PreflightError,
   checkRuntime,
   discoverBuild,
+  emulatorVariables,
   functionsConfig,
   projectEnvs,
   readJson,
@@ -156,6 +157,15 @@ describe("what a deploy uploads", () => {
     // What `firebase init functions` writes: the local env and secret files (*.local) never leave the machine.
     for (const entry of ["node_modules", ".git", "firebase-debug.log", "firebase-debug.*.log", "*.local"]) expect(ignore).toContain(entry);
     for (const entry of ["src", "test", "stack", "bench", "docs"]) expect(ignore).toContain(entry);
+  });
+
+  it("sets no emulator variable in the .env files a deploy reads (firebase-admin would take unsigned tokens)", () => {
+    expect(emulatorVariables(projectEnvs(PROJECT_ID))).toEqual([]);
+    expect(emulatorVariables({ FIREBASE_AUTH_EMULATOR_HOST: "127.0.0.1:9099", FIRESTORE_EMULATOR_HOST: "x", FUNCTIONS_EMULATOR: "true", MAIL_FROM_EMAIL: "a@b.c" })).toEqual([
+      "FIREBASE_AUTH_EMULATOR_HOST",
+      "FIRESTORE_EMULATOR_HOST",
+      "FUNCTIONS_EMULATOR",
+    ]);
   });
 
   it("lib/ holds only what src/ compiles to: npm run build starts from an empty lib/", () => {
