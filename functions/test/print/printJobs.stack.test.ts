@@ -150,12 +150,21 @@ describe("print jobs", () => {
     expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${job.jobId}/parts/` }))[0]).toEqual([]);
   }, 120_000);
 
-  it("ends a merged job succeeded when every instance printed, and failed without a result when none did (a PDF of no pages is none), its failures listed", async () => {
+  it("ends a merged job succeeded when every instance printed, and failed without a result when none did (a PDF of no pages is none), its failures listed; a ZIP of none still holds its manifest", async () => {
     const missing = [`missing-${r}-a`, `missing-${r}-b`];
-    const start = (objectInstanceIds: string[]) => call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds, output: "merged" } });
-    const [all, none] = await Promise.all([start(["inspection-short"]), start(missing)]);
-    expect([all.status, none.status], none.text).toEqual([202, 202]);
-    const [printed, failed] = await Promise.all([finished(reader, all.json.data.statusUrl), finished(reader, none.json.data.statusUrl)]);
+    const start = (objectInstanceIds: string[], output = "merged") => call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds, output } });
+    const [all, none, noneZipped] = await Promise.all([start(["inspection-short"]), start(missing), start(missing, "zip")]);
+    expect([all.status, none.status, noneZipped.status], none.text).toEqual([202, 202, 202]);
+    const [printed, failed, failedZip] = await Promise.all([finished(reader, all.json.data.statusUrl), finished(reader, none.json.data.statusUrl), finished(reader, noneZipped.json.data.statusUrl)]);
+    // The ZIP of a job that printed nothing: failed, with an archive whose manifest says why for each.
+    expect(failedZip).toMatchObject({ status: "failed", total: 2, done: 0, failed: 2, output: "zip" });
+    const zip = await unzipped(failedZip.result.downloadUrl);
+    try {
+      expect(zip.names).toEqual(["manifest.json"]);
+      expect(JSON.parse(zip.read("manifest.json").toString("utf8")).documents).toEqual(missing.map((id) => ({ objectInstanceId: id, status: 404, reason: `Object instance '${id}' does not exist in this target.` })));
+    } finally {
+      zip.cleanup();
+    }
     expect(printed).toMatchObject({ status: "succeeded", total: 1, done: 1, failed: 0, failures: [], output: "merged" });
     const pdf = Buffer.from(await (await fetch(printed.result.downloadUrl, { signal: AbortSignal.timeout(30_000) })).arrayBuffer());
     expect(pdfInfo(pdf)).toMatchObject({ Tagged: "yes", Pages: "2" });
