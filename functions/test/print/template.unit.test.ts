@@ -267,6 +267,15 @@ describe("a template's code", () => {
     expect(decoded(matrix.bytes, "dmtx")).toEqual(["DataMatrix:Boiler inspection B-12"]);
   });
 
+  it("says a page number has no value in a code, which is one symbol for every page, even in the header", async () => {
+    const pdf = await render({ code: { kind: "code128", value: "P{page}/{pages}-{instanceId}", position: "header-right" } });
+    expect(decoded(pdf.bytes, "zbar")).toEqual(["CODE-128:P/-insp-7"]);
+    expect(pdf.warnings).toEqual([
+      "{page} has no value in a code, one symbol the same on every page: printed as nothing",
+      "{pages} has no value in a code, one symbol the same on every page: printed as nothing",
+    ]);
+  });
+
   it("is left out, with a warning, when the symbology cannot carry the value", async () => {
     const pdf = await render({ code: { kind: "code128", value: "{title} €", position: "title-right" } });
     expect(figures(pdf.bytes)).toEqual(figures((await render(undefined)).bytes));

@@ -69,7 +69,13 @@ export type LineFiller = (line: TemplateLine, i: number, pages: number) => strin
 
 /** A template's text with its placeholders filled (`values` and the instance's fields); one without a value here is a warning. */
 export function filler(model: DocumentModel, values: Partial<Record<PlaceholderName, string>>, warnings: Set<string>): (text: string, page?: { i: number; pages: number }) => string {
-  const unknown = (placeholder: string) => warnings.add(`${placeholder} has no value here (no such field, or a page number outside a header or footer): printed as nothing`);
+  // Lines are filled per page: a page number without one is in the code, one symbol for every page.
+  const unknown = (placeholder: string) =>
+    warnings.add(
+      placeholder === "{page}" || placeholder === "{pages}"
+        ? `${placeholder} has no value in a code, one symbol the same on every page: printed as nothing`
+        : `${placeholder} has no value here (no such field): printed as nothing`,
+    );
   const field = (label: string): string | undefined => {
     const text = model.fieldText(label);
     if (text !== null) return text;
