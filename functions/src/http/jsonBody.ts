@@ -43,8 +43,9 @@ export function jsonBody(limit: number): RequestHandler[] {
     if (raw && raw.length > 0 && !isUtf8(raw)) throw notUtf8();
     next();
   };
-  const verify = (_req: unknown, _res: unknown, bytes: Buffer): void => {
+  const verify = (req: object, _res: unknown, bytes: Buffer): void => {
     if (!isUtf8(bytes)) throw notUtf8();
+    (req as { rawBody?: Buffer }).rawBody = bytes; // as the platform keeps them: what was parsed, wherever it was
   };
   return [enforce, express.json({ limit, strict: true, verify })];
 }

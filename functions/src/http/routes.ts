@@ -136,12 +136,18 @@ function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === "" || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
-/** The request came without a body at all (not even `{}`): no bytes kept, none declared. */
-function sentNoBody(req: Request): boolean {
+/**
+ * A PUT replaces what is stored with its body: JSON must have been parsed (the bytes kept in
+ * rawBody), else a body lost on the way (a client bug, a cut request) would read as {} and clear
+ * everything (send {} for that). A body that came but was not parsed had no JSON type: 415.
+ */
+function assertPutBody(req: Request): void {
   const raw = (req as { rawBody?: Buffer }).rawBody;
-  if (raw) return raw.length === 0;
-  // The platform keeps no bytes when none were declared (and then leaves {} as the body).
-  return req.headers["transfer-encoding"] === undefined && !(Number(req.headers["content-length"]) > 0);
+  if (raw && raw.length > 0) return;
+  if (!raw && (Number(req.headers["content-length"]) > 0 || req.headers["transfer-encoding"] !== undefined)) {
+    throw new HttpError(415, "Request bodies must be JSON, sent with Content-Type: application/json.");
+  }
+  throw badRequest("The body is empty: a PUT replaces what is stored with its body.");
 }
 
 /** Validates path ids, query and body (400 naming what is wrong), in that order. */
@@ -153,9 +159,7 @@ function validate<Q, B>(route: RouteDefinition<Q, B, unknown, boolean, unknown>,
   const query = route.query ? parseOr400(route.query, { ...req.query }, "query") : (undefined as Q);
   if (!route.query && Object.keys(req.query).length > 0) throw badRequest("This route takes no query parameters.");
   if (route.upload) return { params, query, body: uploadedBytes(req) as B };
-  // A PUT replaces what is stored with its body: a body lost on the way (a client bug, a cut request)
-  // must not read as {} and clear everything (send {} for that).
-  if (route.body && req.method === "PUT" && sentNoBody(req)) throw badRequest("The body is empty: a PUT replaces what is stored with its body (send {} to clear every key it may leave out).");
+  if (route.body && req.method === "PUT") assertPutBody(req);
   const body = route.body ? parseOr400(route.body, req.body ?? {}, "body") : (undefined as B);
   if (!route.body && !isEmptyBody(req.body)) throw badRequest("This route takes no request body.");
   return { params, query, body };

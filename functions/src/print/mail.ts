@@ -42,6 +42,11 @@ function mailService(): { mail: MailService; from: { email: string; name: string
   return { mail: service.mail, from };
 }
 
+/** 503 naming what to set when mail cannot go out: asked before a send spends any work or quota. */
+export function assertMailConfigured(): void {
+  mailService();
+}
+
 interface SendGridFailure {
   code?: number | string;
   response?: { body?: { errors?: { message?: string }[] } };

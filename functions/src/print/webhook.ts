@@ -13,7 +13,7 @@ import { isEmulator } from "../config";
 import type { TargetNode } from "../http/access";
 import { withDeadline } from "../http/deadline";
 import * as logs from "../logs";
-import { isPublicAddress, webhookUrlProblem } from "./webhookAddress";
+import { isPublicAddress, newWebhookUrlProblem, webhookUrlProblem } from "./webhookAddress";
 
 /**
  * Where a target's signing secret is kept: a document of its own that no route reads back (the
@@ -46,7 +46,7 @@ export const webhookSettings = {
   jobWebhookUrl: z
     .string()
     .superRefine((url, ctx) => {
-      const problem = webhookUrlProblem(url, isEmulator());
+      const problem = newWebhookUrlProblem(url, isEmulator());
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .nullable()

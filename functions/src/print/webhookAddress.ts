@@ -61,6 +61,18 @@ const LOCAL_NAME = /(^|\.)(localhost|internal|local|localdomain|home\.arpa)$/;
 export const MAX_WEBHOOK_URL = 2048;
 
 /**
+ * Why `raw` cannot be set as a webhook URL now: webhookUrlProblem, and no spaces or control
+ * characters. The URL parser drops tabs and line breaks and trims spaces, so the URL checked would
+ * not be the one stored and answered (a header's line break, say); a URL writes them as %20 and the
+ * like. (One stored before this check is used as the parser reads it.)
+ */
+export function newWebhookUrlProblem(raw: string, emulator: boolean): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) return "must not hold spaces or control characters";
+  return webhookUrlProblem(raw, emulator);
+}
+
+/**
  * Why `raw` cannot be a webhook URL, or undefined if it can (its host's addresses are checked when
  * it is resolved). `https` only, with a public host: not an address of the ranges above, not a
  * local name, no user name or password. The emulator also takes `http://127.0.0.1:<port>`, so that
@@ -68,10 +80,6 @@ export const MAX_WEBHOOK_URL = 2048;
  */
 export function webhookUrlProblem(raw: string, emulator: boolean): string | undefined {
   if (raw.length > MAX_WEBHOOK_URL) return `must be at most ${MAX_WEBHOOK_URL} characters`;
-  // The URL parser drops tabs and line breaks and trims spaces: what was checked would not be what is
-  // stored and shown (a header's line break, say). A URL writes those as %20 and the like.
-  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) return "must not hold spaces or control characters";
   let url: URL;
   try {
     url = new URL(raw);

@@ -3,6 +3,7 @@
 // and part of the stored PDF's version; bad bodies and bad stored logos never fail a print.
 
 import { getStorage } from "firebase-admin/storage";
+import { connect } from "node:net";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -192,17 +193,29 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     const settingsUrl = apiUrl(`${orgTarget()}/print-settings`);
     expect((await call(settingsUrl, { method: "PUT", auth: { bearer: orgAdmin }, body: { footerText: "Kept", logo } })).status).toBe(200);
     const before = (await call(settingsUrl, { auth: { bearer: orgAdmin } })).json;
-    // No body at all, a declared empty one, and an empty chunked one: each read as {} would clear every key.
-    const empties: RequestInit[] = [
-      { headers: { "content-type": "application/json" } },
-      { headers: { "content-type": "application/json", "content-length": "0" } },
-      { headers: { "content-type": "application/json" }, body: new ReadableStream({ start: (c) => c.close() }), duplex: "half" } as RequestInit,
+    // Each of these, read as {}, would clear every key.
+    const chunked = (text: string) => new ReadableStream({ start: (c) => (text && c.enqueue(new TextEncoder().encode(text)), c.close()) });
+    const refused: [name: string, init: RequestInit, status: number, message: string][] = [
+      ["JSON, no body (fetch declares Content-Length 0)", { headers: { "content-type": "application/json" } }, 400, "The body is empty"],
+      ["JSON, an empty chunked body", { headers: { "content-type": "application/json" }, body: chunked(""), duplex: "half" } as RequestInit, 400, "The body is empty"],
+      // Nothing parses a body of no type: unread, it would pass for none.
+      ["no type, a chunked body", { body: chunked("{}"), duplex: "half" } as RequestInit, 415, "must be JSON"],
+      ["no type, an empty chunked body", { body: chunked(""), duplex: "half" } as RequestInit, 400, "The body is empty"],
     ];
-    for (const init of empties) {
+    for (const [name, init, status, message] of refused) {
       const res = await fetch(settingsUrl, { ...init, method: "PUT", headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${orgAdmin}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      expect(res.status, JSON.stringify(init.headers)).toBe(400);
-      expect(((await res.json()) as { message: string }).message).toContain("The body is empty");
+      expect(res.status, name).toBe(status);
+      expect(((await res.json()) as { message: string }).message, name).toContain(message);
     }
+    // No Content-Length, no Transfer-Encoding, no type: a request that has no body (fetch cannot send
+    // it). The functions emulator forwards it chunked, so it may arrive as a body of no type (415).
+    const { hostname, port, pathname } = new URL(settingsUrl);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write(`PUT ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${orgAdmin}\r\nConnection: close\r\n\r\n`));
+      let answer = "";
+      socket.setEncoding("utf8").on("data", (d: string) => (answer += d)).on("end", () => resolve(answer)).on("error", reject);
+    });
+    expect(["HTTP/1.1 400 Bad Request", "HTTP/1.1 415 Unsupported Media Type"]).toContain(raw.split("\r\n")[0]);
     expect((await call(settingsUrl, { auth: { bearer: orgAdmin } })).json).toEqual(before);
     expect(before.data.own).toMatchObject({ footerText: "Kept", logo });
     expect((await bucket().file(logo).exists())[0]).toBe(true);

@@ -142,8 +142,10 @@ export async function resolveParams(build: Build, projectId: string, envs: Recor
 }
 
 /**
- * Variables of a deploy's .env files that point the functions at an emulator: with
- * FIREBASE_AUTH_EMULATOR_HOST, firebase-admin takes unsigned tokens (SECURITY.md, section 13).
+ * Variables of a deploy's .env files that make the functions act as on the local stack: with
+ * FUNCTIONS_EMULATOR they take http://127.0.0.1 webhooks and answer emulator download URLs, and a
+ * *_EMULATOR_HOST sends the Admin SDK's calls to that host (SECURITY.md, section 13). firebase-tools
+ * itself refuses keys starting with FIREBASE_ (FIREBASE_AUTH_EMULATOR_HOST among them).
  */
 export const emulatorVariables = (envs: Record<string, string>): string[] => Object.keys(envs).filter((key) => /_EMULATOR_HOST$|^FUNCTIONS_EMULATOR$/.test(key));
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FUNCTIONS_DIR, PROJECT_ID, ROOT_DIR } from "../../stack/config";
@@ -159,8 +159,11 @@ describe("what a deploy uploads", () => {
     for (const entry of ["src", "test", "stack", "bench", "docs"]) expect(ignore).toContain(entry);
   });
 
-  it("sets no emulator variable in the .env files a deploy reads (firebase-admin would take unsigned tokens)", () => {
-    expect(emulatorVariables(projectEnvs(PROJECT_ID))).toEqual([]);
+  it("sets no emulator variable in the .env files a deploy reads, for every project they name", () => {
+    // functions/.env, and .env.<project> of each project (.local files are the emulator's and never deployed).
+    const projects = readdirSync(FUNCTIONS_DIR).flatMap((name) => /^\.env\.([^.]+)$/.exec(name)?.[1] ?? []);
+    expect(projects).toContain(PROJECT_ID);
+    for (const project of projects) expect(emulatorVariables(projectEnvs(project)), project).toEqual([]);
     expect(emulatorVariables({ FIREBASE_AUTH_EMULATOR_HOST: "127.0.0.1:9099", FIRESTORE_EMULATOR_HOST: "x", FUNCTIONS_EMULATOR: "true", MAIL_FROM_EMAIL: "a@b.c" })).toEqual([
       "FIREBASE_AUTH_EMULATOR_HOST",
       "FIRESTORE_EMULATOR_HOST",

@@ -158,6 +158,7 @@ describe("print jobs", () => {
     const [printed, failed, failedZip] = await Promise.all([finished(reader, all.json.data.statusUrl), finished(reader, none.json.data.statusUrl), finished(reader, noneZipped.json.data.statusUrl)]);
     // The ZIP of a job that printed nothing: failed, with an archive whose manifest says why for each.
     expect(failedZip).toMatchObject({ status: "failed", total: 2, done: 0, failed: 2, output: "zip" });
+    expect(failedZip.failures.map((f: { objectInstanceId: string }) => f.objectInstanceId)).toEqual(missing);
     const zip = await unzipped(failedZip.result.downloadUrl);
     try {
       expect(zip.names).toEqual(["manifest.json"]);

@@ -112,6 +112,7 @@ describe("POST /print/{target}/send-pdf", () => {
     ["a bad instance id", { objectInstanceId: "../x", to: "a@example.com" }, /'objectInstanceId'/],
     // SMTP's limits (RFC 5321): SendGrid would refuse them after the quota was spent.
     ["a local part over 64 characters", { objectInstanceId: "inspection-short", to: `${"a".repeat(65)}@example.com` }, /^Invalid body: 'to': must have at most 64 characters before the @/],
+    ["an invalid address with a long part (one message)", { objectInstanceId: "inspection-short", to: `${"a".repeat(70)}@@example.com` }, /^Invalid body: 'to': Invalid email address\.$/],
     ["a domain label over 63 characters", { objectInstanceId: "inspection-short", to: "a@example.com", cc: [`b@${"b".repeat(64)}.example.com`] }, /^Invalid body: 'cc\.0': must have at most 64 characters before the @ and 63 in each part of the domain\.$/],
     ["a number as the address", { objectInstanceId: "inspection-short", to: 42 }, /'to': must be an email address or a list of 1 to 10/],
   ])("answers 400 for %s and sends nothing", async (_name, body, message) => {
@@ -216,7 +217,10 @@ describe("POST /print/{target}/send-pdf", () => {
       // More than the 20 sends an hour a user has on a target, each naming ten recipients.
       for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "no-such-instance", to: tenRecipients(`missing-${i}`) }, path, tokens[0])).status);
       for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "short", templateId: "no-such-template", to: tenRecipients(`template-${i}`) }, path, tokens[0])).status);
-      expect(statuses).toEqual(Array(22).fill(404));
+      // With an Idempotency-Key too: the key is freed, the quota untouched.
+      const keyed = await call(sendUrl(path), { method: "POST", auth: { bearer: tokens[0] }, body: { objectInstanceId: "no-such-instance", to: "k@example.com" }, headers: { "idempotency-key": `typo-${freshUid("k")}` } });
+      statuses.push(keyed.status);
+      expect(statuses).toEqual(Array(23).fill(404));
       expect(await captured()).toHaveLength(0);
       const sent = await send({ objectInstanceId: "short", to: tenRecipients("after") }, path, tokens[0]);
       expect(sent.status, sent.text).toBe(200);
@@ -299,6 +303,11 @@ describe("POST /print/{target}/send-pdf", () => {
       expect((await withKey(key, { ...body, to: "other@example.com" })).status).toBe(422);
       expect((await withKey("bad key with spaces", body)).status).toBe(400);
       expect(await captured()).toHaveLength(1);
+      // The mail went out: a repeat says so even once the instance is gone (a 404 would say it had not).
+      await firestore().doc(`tenants/${path.split("/")[2]}/objectInstances/short`).delete();
+      const afterDelete = await withKey(key, body);
+      expect([afterDelete.status, afterDelete.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+      expect(afterDelete.json).toEqual(first.json);
     });
 
     it("frees the key when nothing was sent (SendGrid failed), so the retry sends", async () => {

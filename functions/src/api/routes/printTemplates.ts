@@ -83,7 +83,7 @@ export const putPrintTemplate = defineRoute({
   transactional: true,
   response: templateResponse("The template as saved, with its new version."),
   errors: {
-    400: "A template the schema refuses: an unknown field, a value out of range, an unknown placeholder, over 200 sections or 2,000 fields, over 64 KiB of JSON (the message names the JSON path of each problem).",
+    400: "No body at all, or a template the schema refuses: an unknown field, a value out of range, an unknown placeholder, over 200 sections or 2,000 fields, over 64 KiB of JSON (the message names the JSON path of each problem).",
     409: "A new template on a target that already holds 100 of its own: delete one first.",
   },
   async handle({ access, caller, params, body: template, docs: [previous], tx }) {

@@ -194,7 +194,7 @@ export const getPrintJob = defineRoute({
         status: z.enum(JOB_STATUSES),
         total: z.int(),
         done: z.int().describe("Documents printed so far (counted when their chunk has run)."),
-        failed: z.int().describe("Documents that could not be printed (missing, over the renderer's limits): listed in failures."),
+        failed: z.int().describe("Documents that could not be printed (missing, over the renderer's limits): listed in failures once the job has ended."),
         failures: z.array(failureSchema).describe(`The first ${PRINT_JOB_LIMITS.failuresListed}, once the job has ended or was cancelled (while it runs, failed counts them); the ZIP's manifest.json lists every one.`),
         output: z.enum(JOB_OUTPUTS).describe("zip: the result is a ZIP of PDFs; merged: one PDF of the printed documents (none when nothing printed)."),
         createdAt: z.iso.datetime(),

@@ -10,7 +10,7 @@ import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, printSource, safeF
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
-import { sendMail } from "../mail";
+import { assertMailConfigured, sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
 import { assertRecipientsAllowed, domainOf, mailingAccount, senderNote } from "../recipients";
 import { PRINT_PERMISSIONS } from "./permissions";
@@ -23,7 +23,11 @@ const withinMailLimits = (address: string): boolean => {
   return at <= 64 && address.slice(at + 1).split(".").every((label) => label.length <= 63);
 };
 /** One recipient address; z.email already refuses CR/LF and other header-injection characters. */
-const address = z.email().max(254).refine(withinMailLimits, "must have at most 64 characters before the @ and 63 in each part of the domain");
+const address = z
+  .email()
+  .max(254)
+  // Only for an address: one that is not gets z.email's message alone.
+  .refine(withinMailLimits, { message: "must have at most 64 characters before the @ and 63 in each part of the domain", when: (payload) => payload.issues.length === 0 });
 /** One address or a list of them (a list of none or too many says what is expected, not zod's "Invalid input"). */
 const RECIPIENTS_EXPECTED = `must be an email address or a list of 1 to ${MAX_RECIPIENTS}`;
 const addresses = z
@@ -79,8 +83,8 @@ export function assertAttachable(sizeBytes: number): void {
 /**
  * SPEC.md 4.2: renders (or reuses) the PDF of an object instance of the target and emails it as
  * an attachment through SendGrid. Before any work: the target's recipient domains (400), the
- * instance and template (404), the Idempotency-Key (a repeat answers the first answer), then the
- * quotas (429), all spent together.
+ * Idempotency-Key (a repeat answers the first answer), the instance and template (404), email's
+ * configuration (503), then the quotas (429), all spent together.
  */
 export const sendPdf = defineRoute({
   method: "post",
@@ -123,16 +127,19 @@ export const sendPdf = defineRoute({
   async handle({ access, caller, body, docs: [instance], req, res }) {
     const recipients = [...body.to, ...(body.cc ?? [])];
     assertRecipientsAllowed(access, recipients);
-    // The instance and template first: a send that cannot happen (404) spends no quota.
-    const source = await printSource(access, instance, body.templateId);
     return idempotent(req, res, caller.uid, access.path, body, async () => {
+      // What is known before any work comes before the quotas: a send that cannot happen spends none.
+      // (Inside: a repeat answers the first answer, whatever became of the instance since.)
+      const source = await printSource(access, instance, body.templateId);
+      assertMailConfigured();
+      const settings = effectiveSettings(access.chain, body);
       const { sendsPerUserAndTarget, recipientsPerUser, recipientsPerTenant } = SEND_PDF_LIMITS;
       await consumeQuotas([
         { action: "send-pdf", subject: `${caller.uid}|${access.path}`, ...sendsPerUserAndTarget, amount: 1, refusal: `At most ${sendsPerUserAndTarget.max} emails per hour per user and target` },
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance, source, effectiveSettings(access.chain, body), caller.uid);
+      const pdf = await pdfOfInstance(access, instance, source, settings, caller.uid);
       assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
