@@ -217,12 +217,14 @@ describe("POST /print/{target}/send-pdf", () => {
       // More than the 20 sends an hour a user has on a target, each naming ten recipients.
       for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "no-such-instance", to: tenRecipients(`missing-${i}`) }, path, tokens[0])).status);
       for (let i = 0; i < 11; i++) statuses.push((await send({ objectInstanceId: "short", templateId: "no-such-template", to: tenRecipients(`template-${i}`) }, path, tokens[0])).status);
-      // With an Idempotency-Key too: the key is freed, the quota untouched.
-      const keyed = await call(sendUrl(path), { method: "POST", auth: { bearer: tokens[0] }, body: { objectInstanceId: "no-such-instance", to: "k@example.com" }, headers: { "idempotency-key": `typo-${freshUid("k")}` } });
-      statuses.push(keyed.status);
+      // With an Idempotency-Key too: the quota untouched, and the key free again (the corrected request
+      // with it is sent, not a 422 for another request).
+      const key = `typo-${freshUid("k")}`;
+      const keyed = (body: unknown) => call(sendUrl(path), { method: "POST", auth: { bearer: tokens[0] }, body, headers: { "idempotency-key": key } });
+      statuses.push((await keyed({ objectInstanceId: "no-such-instance", to: "k@example.com" })).status);
       expect(statuses).toEqual(Array(23).fill(404));
       expect(await captured()).toHaveLength(0);
-      const sent = await send({ objectInstanceId: "short", to: tenRecipients("after") }, path, tokens[0]);
+      const sent = await keyed({ objectInstanceId: "short", to: tenRecipients("after") });
       expect(sent.status, sent.text).toBe(200);
     });
 
