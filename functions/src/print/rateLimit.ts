@@ -27,27 +27,36 @@ export const quotaDocumentPath = (action: string, subject: string): string => `r
  * documents are named by a hash: they name neither the user nor the target.
  */
 export async function consumeQuotas(quotas: readonly Quota[], now = Date.now()): Promise<void> {
+  const refused = await firestoreTransaction((tx) => spendQuotas(tx, quotas, now));
+  if (refused) throw refused;
+}
+
+/**
+ * consumeQuotas inside a caller's transaction (after its other reads: this reads, then writes),
+ * so that what the quotas pay for is written in the same commit: the 429 it would throw is
+ * returned instead, nothing charged; undefined when every quota was charged.
+ */
+export async function spendQuotas(tx: FirebaseFirestore.Transaction, quotas: readonly Quota[], now = Date.now()): Promise<HttpError | undefined> {
   const refs = quotas.map((q) => db().doc(quotaDocumentPath(q.action, q.subject)));
   const { Timestamp: Time } = firestoreSdk();
-  const refused = await firestoreTransaction(async (tx) => {
-    const snapshots = await tx.getAll(...refs);
-    const windows = snapshots.map((snapshot, i) => {
-      const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
-      const open = now - windowStart < quotas[i].windowMs;
-      return { windowStart, used: open ? Number(snapshot.get("count") ?? 0) : 0, open };
-    });
-    const over = quotas.findIndex((q, i) => windows[i].used + q.amount > q.max);
-    if (over >= 0) return { quota: quotas[over], retryAfterMs: windows[over].open ? windows[over].windowStart + quotas[over].windowMs - now : 0 };
-    quotas.forEach((q, i) => {
-      if (windows[i].open) tx.update(refs[i], { count: windows[i].used + q.amount });
-      else tx.set(refs[i], { action: q.action, windowStart: Time.fromMillis(now), count: q.amount, expiresAt: Time.fromMillis(now + q.windowMs) });
-    });
-    return undefined;
+  const snapshots = await tx.getAll(...refs);
+  const windows = snapshots.map((snapshot, i) => {
+    const windowStart = (snapshot.get("windowStart") as Timestamp | undefined)?.toMillis() ?? 0;
+    const open = now - windowStart < quotas[i].windowMs;
+    return { windowStart, used: open ? Number(snapshot.get("count") ?? 0) : 0, open };
   });
-  if (refused) {
+  const over = quotas.findIndex((q, i) => windows[i].used + q.amount > q.max);
+  if (over >= 0) {
+    const quota = quotas[over];
+    const retryAfterMs = windows[over].open ? windows[over].windowStart + quota.windowMs - now : 0;
     // A request larger than a whole window's quota can never pass: say so rather than "wait".
-    if (refused.retryAfterMs <= 0) throw new HttpError(429, `${refused.quota.refusal}; this request alone is more than that.`);
-    const seconds = Math.ceil(refused.retryAfterMs / 1000);
-    throw new HttpError(429, `${refused.quota.refusal}; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
+    if (retryAfterMs <= 0) return new HttpError(429, `${quota.refusal}; this request alone is more than that.`);
+    const seconds = Math.ceil(retryAfterMs / 1000);
+    return new HttpError(429, `${quota.refusal}; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
   }
+  quotas.forEach((q, i) => {
+    if (windows[i].open) tx.update(refs[i], { count: windows[i].used + q.amount });
+    else tx.set(refs[i], { action: q.action, windowStart: Time.fromMillis(now), count: q.amount, expiresAt: Time.fromMillis(now + q.windowMs) });
+  });
+  return undefined;
 }

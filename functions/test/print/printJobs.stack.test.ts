@@ -416,6 +416,35 @@ describe("print jobs", () => {
     }
   });
 
+  it("bounds requests at once as it bounds them one by one: one key spends the day's documents once, and no more than 3 jobs start", async () => {
+    const tenant = `burst-${r}`;
+    const db = firestore();
+    await db.doc(`tenants/${tenant}`).set({ name: "Burst", organizationId: null, features: {} });
+    await db.doc(`tenants/${tenant}/members/north-reader`).set({ permissions: ["READ"] });
+    // 10,000 ids a job (missing ones: nothing renders): a request takes long enough that requests sent at
+    // once overlap, and a job that starts runs for longer than the burst.
+    const ids = Array.from({ length: 10_000 }, (_, i) => `m-${i}`);
+    const post = (headers: Record<string, string> = {}) => call(jobs(`/tenant/${tenant}`), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids }, headers });
+    const cancel = (jobId: string) => call(`${jobs(`/tenant/${tenant}`)}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    const spent = async () => (await db.doc(quotaDocumentPath("jobDocuments", `tenants/${tenant}`)).get()).get("count") as number;
+    // Five retries of one request at once: one job, its documents spent once.
+    const keyed = await Promise.all(Array.from({ length: 5 }, () => post({ "idempotency-key": "burst-1" })));
+    expect(keyed.map((res) => res.status)).toEqual(Array(5).fill(202));
+    const keyedJob = keyed[0].json.data.jobId as string;
+    expect(new Set(keyed.map((res) => res.json.data.jobId))).toEqual(new Set([keyedJob]));
+    expect(await spent()).toBe(10_000);
+    expect((await cancel(keyedJob)).status).toBe(200);
+    // Two others running: one place left. Of five new jobs at once, one starts.
+    const jobsOf = db.collection(`tenants/${tenant}/printJobs`);
+    await Promise.all([0, 1].map((i) => jobsOf.doc(`held-${i}`).set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.now() })));
+    const burst = await Promise.all(Array.from({ length: 5 }, () => post()));
+    const started = burst.filter((res) => res.status === 202);
+    expect(burst.map((res) => res.status).sort(), burst.map((res) => res.text.slice(0, 200)).join("\n")).toEqual([202, 429, 429, 429, 429]);
+    expect(await spent()).toBe(20_000);
+    for (const res of started) await cancel(res.json.data.jobId as string);
+    await Promise.all([0, 1].map((i) => jobsOf.doc(`held-${i}`).delete()));
+  }, 120_000);
+
   it("refuses bad jobs and job ids with a 400 naming the problem, and shows a job only in its own target", async () => {
     const post = (body: unknown) => call(jobs(), { method: "POST", auth: { bearer: reader }, body });
     for (const [body, message] of [

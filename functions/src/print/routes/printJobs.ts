@@ -17,7 +17,7 @@ import { overdue, reapJob } from "../jobs/reaper";
 import * as logs from "../../logs";
 import { instanceFilter, instancesMatching } from "../jobs/selection";
 import { jobWebhookEndpoint } from "../jobs/webhook";
-import { consumeQuotas } from "../rateLimit";
+import { spendQuotas } from "../rateLimit";
 import { effectiveSettings, settingsOverrides } from "../settings";
 import { templateFor } from "../templates/store";
 import { PRINT_PERMISSIONS } from "./permissions";
@@ -102,7 +102,6 @@ export const createPrintJob = defineRoute({
     // A template named must be on the target's chain now (404; a replay answers its job whatever became of it); the chunks find it again as they run.
     if (templateId !== undefined && !replay) await templateFor(access.chain, undefined, templateId);
     const ids = replay ? [] : (objectInstanceIds ?? (await instancesMatching(access.path, filter!)));
-    await assertJobBounds(access.path, ids.length, !replay);
     const chunks = Math.ceil(ids.length / PRINT_JOB_LIMITS.chunkDocuments);
     const { Timestamp } = firestoreSdk();
     const createdAt = Timestamp.now();
@@ -110,9 +109,13 @@ export const createPrintJob = defineRoute({
     // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
     const webhook = replay ? undefined : await jobWebhookEndpoint(access.chain);
 
-    const existing = await firestoreTransaction(async (tx) => {
+    const created = await firestoreTransaction(async (tx): Promise<{ existing?: JobDocument; refused?: HttpError }> => {
       const earlier = await tx.get(jobRef);
-      if (earlier.exists) return earlier.data() as JobDocument;
+      if (earlier.exists) return { existing: earlier.data() as JobDocument };
+      // The target's bounds in the commit that creates the job: requests at once serialize on the
+      // quota's document, so a burst overshoots neither, and a replay (found above) spends nothing.
+      const refused = await jobBoundsRefusal(tx, access.path, ids.length);
+      if (refused) return { refused };
       const job: JobDocument = {
         status: "queued",
         active: true,
@@ -138,8 +141,10 @@ export const createPrintJob = defineRoute({
       for (let i = 0; i < chunks; i++) {
         tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false, expireAt } satisfies ChunkDocument);
       }
-      return undefined;
+      return {};
     });
+    if (created.refused) throw created.refused;
+    const existing = created.existing;
     if (existing && existing.requestHash !== requestHash) throw new HttpError(422, "This Idempotency-Key was used for another request; use a new key for a new job.");
     if (existing) res.set("Idempotent-Replayed", "true");
     // Enqueued again on a replay of an unfinished job: a task that exists already is not added twice,
@@ -276,21 +281,19 @@ const REUSE_SIGNED_URL_MS = 5 * 60 * 1000;
 const STALE_JOB_MS = 6 * HOUR_MS;
 
 /**
- * A target's bounds (429 with Retry-After beyond them): at most PRINT_JOB_LIMITS.activePerTarget jobs
- * queued or running, and JOB_DOCUMENTS_PER_TARGET_PER_DAY documents a day (spent here, before any
- * work). A burst may overshoot the first by the requests in flight. A replay with an Idempotency-Key
- * is bounded when it first came.
+ * The target's bounds on a new job, in the transaction that creates it (after its other reads): at
+ * most PRINT_JOB_LIMITS.activePerTarget jobs queued or running, and its documents a day (spent here).
+ * The 429 to answer, or undefined with the documents charged.
  */
-async function assertJobBounds(targetPath: string, documents: number, fresh: boolean): Promise<void> {
-  if (!fresh) return;
-  const active = await firestoreCall(() => db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20).get());
+async function jobBoundsRefusal(tx: FirebaseFirestore.Transaction, targetPath: string, documents: number): Promise<HttpError | undefined> {
+  const active = await tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20));
   // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it does not count.
   const running = active.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS);
   if (running.length >= PRINT_JOB_LIMITS.activePerTarget) {
-    throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
+    return new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
   }
   const max = params.jobDocumentsPerTargetPerDay.value();
-  await consumeQuotas([{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
+  return spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
 }
 
 /** The job of a list or cancel answer: what GET print-jobs/{jobId} says, without its URL. */
