@@ -6,11 +6,14 @@ const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 const notUtf8 = () => new HttpError(400, "The body is not valid UTF-8.");
+/** A body the JSON parser did not read: another type declared, or none. */
+export const notJson = () => new HttpError(415, "Request bodies must be JSON, sent with Content-Type: application/json.");
 
 /** The media type of a Content-Type header, lower case, without parameters. */
 const mediaType = (header: string) => header.split(";")[0].trim().toLowerCase();
 
-function declaredLength(req: express.Request): number {
+/** The body's length: the bytes the platform kept, else its Content-Length (0 when neither says). */
+export function declaredLength(req: express.Request): number {
   const raw = (req as { rawBody?: Buffer }).rawBody;
   if (raw) return raw.length;
   const header = Number(req.headers["content-length"]);
@@ -33,7 +36,7 @@ export function jsonBody(limit: number): RequestHandler[] {
     // or a "simple" cross-site fetch can send text/plain or form types without a CORS preflight (CSRF).
     const declared = req.headers["content-type"];
     if ((length > 0 || (STATE_CHANGING.has(req.method) && declared !== undefined)) && mediaType(declared ?? "") !== "application/json") {
-      throw new HttpError(415, "Request bodies must be JSON, sent with Content-Type: application/json.");
+      throw notJson();
     }
     if (length > 0 && !METHODS_WITH_BODY.has(req.method)) {
       throw new HttpError(400, `A ${req.method} request takes no body.`);

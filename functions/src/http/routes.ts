@@ -5,7 +5,7 @@ import { authorize, resolveAccess, type Access, type Feature, type Permission } 
 import { authenticate, type Caller } from "./authenticate";
 import { firestoreTransaction } from "./deadline";
 import { badRequest, HttpError } from "./errors";
-import { jsonBody, uploadBody } from "./jsonBody";
+import { declaredLength, jsonBody, notJson, uploadBody } from "./jsonBody";
 import { assertValidId } from "./ids";
 import { TARGET_FORMS, targetDocPath, targetFromParams, type Target } from "./target";
 import { TtlCache } from "./ttlCache";
@@ -144,9 +144,7 @@ function isEmptyBody(body: unknown): boolean {
 function assertPutBody(req: Request): void {
   const raw = (req as { rawBody?: Buffer }).rawBody;
   if (raw && raw.length > 0) return;
-  if (!raw && (Number(req.headers["content-length"]) > 0 || req.headers["transfer-encoding"] !== undefined)) {
-    throw new HttpError(415, "Request bodies must be JSON, sent with Content-Type: application/json.");
-  }
+  if (!raw && (declaredLength(req) > 0 || req.headers["transfer-encoding"] !== undefined)) throw notJson();
   throw badRequest("The body is empty: a PUT replaces what is stored with its body.");
 }
 

@@ -67,8 +67,7 @@ export const MAX_WEBHOOK_URL = 2048;
  * like. (One stored before this check is used as the parser reads it.)
  */
 export function newWebhookUrlProblem(raw: string, emulator: boolean): string | undefined {
-  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) return "must not hold spaces or control characters";
+  if (/[\s\p{Cc}]/u.test(raw)) return "must not hold spaces or control characters";
   return webhookUrlProblem(raw, emulator);
 }
 

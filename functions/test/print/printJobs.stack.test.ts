@@ -37,6 +37,9 @@ async function finished(token: string, statusUrl: string, target = "/tenant/acme
   }
 }
 
+/** Cancels the job (POST print-jobs/{jobId}/cancel). */
+const cancelJob = (token: string, jobId: string, target = "/tenant/acme-north") => call(`${jobs(target)}/${jobId}/cancel`, { method: "POST", auth: { bearer: token } });
+
 /** The ZIP's entries, unpacked by Info-ZIP's unzip. */
 async function unzipped(url: string): Promise<{ names: string[]; read: (name: string) => Buffer; cleanup: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "job-"));
@@ -321,7 +324,7 @@ describe("print jobs", () => {
       expect((await chunk(2).get()).get("attempts")).toBeUndefined();
       expect((await job.get()).get("status")).toBe("running");
     } finally {
-      await call(`${jobs()}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+      await cancelJob(reader, jobId);
     }
   }, 120_000);
 
@@ -329,7 +332,7 @@ describe("print jobs", () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
     expect(started.status, started.text).toBe(202);
     const { jobId } = started.json.data;
-    const cancel = () => call(`${jobs()}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    const cancel = () => cancelJob(reader, jobId);
     const cancelled = await cancel();
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.json.data).toMatchObject({ jobId, status: "cancelled", total: 120 });
@@ -344,9 +347,9 @@ describe("print jobs", () => {
     // A job that has ended cannot be cancelled; an unknown one is 404.
     const small = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short"] } });
     await finished(reader, small.json.data.statusUrl);
-    const late = await call(`${jobs()}/${small.json.data.jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
+    const late = await cancelJob(reader, small.json.data.jobId);
     expect([late.status, late.json.message]).toEqual([409, "The print job has ended (succeeded): there is nothing to cancel."]);
-    expect((await call(`${jobs()}/unknown-${r}/cancel`, { method: "POST", auth: { bearer: reader } })).status).toBe(404);
+    expect((await cancelJob(reader, `unknown-${r}`)).status).toBe(404);
     // Its trail: created, then cancelled by the reader.
     const admin = await idTokenFor("north-admin@acme.test");
     const trail = await call(`${BASES.api.functionUrl}/tenant/acme-north/audit-events?subject=${jobId}`, { auth: { bearer: admin } });
@@ -368,7 +371,7 @@ describe("print jobs", () => {
       expect(meanwhile.status).toBe("running");
       expect(meanwhile.done + meanwhile.failed).toBeLessThan(2_000);
     } finally {
-      expect((await call(`${jobs()}/${large.json.data.jobId}/cancel`, { method: "POST", auth: { bearer: reader } })).status).toBe(200);
+      expect((await cancelJob(reader, large.json.data.jobId)).status).toBe(200);
     }
   }, 120_000);
 
@@ -425,7 +428,6 @@ describe("print jobs", () => {
     // once overlap, and a job that starts runs for longer than the burst.
     const ids = Array.from({ length: 10_000 }, (_, i) => `m-${i}`);
     const post = (headers: Record<string, string> = {}) => call(jobs(`/tenant/${tenant}`), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids }, headers });
-    const cancel = (jobId: string) => call(`${jobs(`/tenant/${tenant}`)}/${jobId}/cancel`, { method: "POST", auth: { bearer: reader } });
     const spent = async () => (await db.doc(quotaDocumentPath("jobDocuments", `tenants/${tenant}`)).get()).get("count") as number;
     // Five retries of one request at once: one job, its documents spent once.
     const keyed = await Promise.all(Array.from({ length: 5 }, () => post({ "idempotency-key": "burst-1" })));
@@ -433,7 +435,7 @@ describe("print jobs", () => {
     const keyedJob = keyed[0].json.data.jobId as string;
     expect(new Set(keyed.map((res) => res.json.data.jobId))).toEqual(new Set([keyedJob]));
     expect(await spent()).toBe(10_000);
-    expect((await cancel(keyedJob)).status).toBe(200);
+    expect((await cancelJob(reader, keyedJob, `/tenant/${tenant}`)).status).toBe(200);
     // Two others running: one place left. Of five new jobs at once, one starts.
     const jobsOf = db.collection(`tenants/${tenant}/printJobs`);
     await Promise.all([0, 1].map((i) => jobsOf.doc(`held-${i}`).set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.now() })));
@@ -441,7 +443,7 @@ describe("print jobs", () => {
     const started = burst.filter((res) => res.status === 202);
     expect(burst.map((res) => res.status).sort(), burst.map((res) => res.text.slice(0, 200)).join("\n")).toEqual([202, 429, 429, 429, 429]);
     expect(await spent()).toBe(20_000);
-    for (const res of started) await cancel(res.json.data.jobId as string);
+    for (const res of started) await cancelJob(reader, res.json.data.jobId as string, `/tenant/${tenant}`);
     await Promise.all([0, 1].map((i) => jobsOf.doc(`held-${i}`).delete()));
   }, 120_000);
 
