@@ -31,7 +31,7 @@ const PIPELINE_ERRORS: Record<number, string> = {
 /** What jsonBody answers on every route that takes no file, with or without a body of its own. */
 const BODY_ERRORS: Record<number, string> = {
   413: "The body is over 100 KiB.",
-  415: "The body is not application/json (on POST, PUT and DELETE: any other declared Content-Type, even with an empty body).",
+  415: "The body is not application/json (on POST, PUT and DELETE: any other declared Content-Type, even with an empty body; on a PUT that takes a body, also a body sent without one).",
 };
 
 const errorBody = {

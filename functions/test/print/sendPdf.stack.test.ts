@@ -228,6 +228,19 @@ describe("POST /print/{target}/send-pdf", () => {
       expect(sent.status, sent.text).toBe(200);
     });
 
+    it("spends no send quota on a PDF that cannot be made: an instance past the renderer's limits is 422 every time", async () => {
+      const { path, tokens } = await freshTenant(1);
+      const columns = Array.from({ length: 101 }, (_, i) => `C${i}`);
+      await firestore().doc(`tenants/${path.split("/")[2]}/objectInstances/wide`).set({ title: "Wide", objectTypeName: "Grid", sections: [{ title: "S", fields: [{ label: "Grid", type: "table", value: { columns, rows: [{ cells: columns.map(() => "x") }] } }] }] });
+      // More than the 20 sends an hour a user has on a target (the first renders and fails, the rest are answered from memory).
+      const refused: unknown[] = [];
+      for (let i = 0; i < 21; i++) refused.push((await send({ objectInstanceId: "wide", to: tenRecipients(`wide-${i}`) }, path, tokens[0])).json);
+      expect(new Set(refused.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ statusCode: 422, error: "Unprocessable Entity", message: "The object instance is too large to print: it has 101 columns in one table; the limit is 100." })]));
+      expect(await captured()).toHaveLength(0);
+      const sent = await send({ objectInstanceId: "short", to: tenRecipients("after-wide") }, path, tokens[0]);
+      expect(sent.status, sent.text).toBe(200);
+    });
+
     it("names the sender by an address only once it is verified: a user who changed their email unverified is named by uid, by Bearer and Basic alike", async () => {
       const { path } = await freshTenant(0);
       const uid = freshUid("relay-user");

@@ -45,7 +45,7 @@ export const print = defineRoute({
     404: "No such object instance in this target, or templateId names no template on the target's chain.",
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed.",
     429: "The user caused too many new PDFs this hour (RENDERS_PER_USER_PER_HOUR; a stored PDF does not count); Retry-After says for how long.",
-    503: "Cloud Storage unavailable.",
+    503: "Cloud Storage unavailable, or the target signs its PDFs and the service's signing key cannot be used now.",
   },
   async handle({ access, caller, body, docs: [instance] }) {
     const pdf = await pdfOfInstance(access, instance, await printSource(access, instance, body.templateId), effectiveSettings(access.chain, body), caller.uid);

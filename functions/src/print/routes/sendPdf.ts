@@ -84,7 +84,8 @@ export function assertAttachable(sizeBytes: number): void {
  * SPEC.md 4.2: renders (or reuses) the PDF of an object instance of the target and emails it as
  * an attachment through SendGrid. Before any work: the target's recipient domains (400), the
  * Idempotency-Key (a repeat answers the first answer), the instance and template (404), email's
- * configuration (503), then the quotas (429), all spent together.
+ * configuration (503). Then the PDF (stored, or rendered under the render quota: 422, 413, or 503
+ * for the signing key), then the send quotas (429), all spent together, then the mail.
  */
 export const sendPdf = defineRoute({
   method: "post",
@@ -121,26 +122,28 @@ export const sendPdf = defineRoute({
     422: "The instance is larger than the renderer's limits (the message names the limit), or cannot be printed; or the Idempotency-Key was used for another request.",
     429: "A quota is spent: sends per user on this target, recipients per user, recipients per tenant, or new PDFs per user (Retry-After says for how long).",
     502: "SendGrid refused or failed the email.",
-    503: "Email is not configured, or Cloud Storage is unavailable.",
+    503: "Email is not configured, Cloud Storage is unavailable, or the target signs its PDFs and the service's signing key cannot be used now.",
     504: "SendGrid did not answer within 10 s.",
   },
   async handle({ access, caller, body, docs: [instance], req, res }) {
     const recipients = [...body.to, ...(body.cc ?? [])];
     assertRecipientsAllowed(access, recipients);
     return idempotent(req, res, caller.uid, access.path, body, async () => {
-      // What is known before any work comes before the quotas: a send that cannot happen spends none.
+      // What is known before any work comes first: a send that cannot happen spends no quota.
       // (Inside: a repeat answers the first answer, whatever became of the instance since.)
       const source = await printSource(access, instance, body.templateId);
       assertMailConfigured();
       const settings = effectiveSettings(access.chain, body);
+      // The PDF before the send quotas: one that cannot be made (a limit's 422, the signing key's 503)
+      // or mailed (413) spends none; a render is counted by its own quota (pdfOfInstance).
+      const pdf = await pdfOfInstance(access, instance, source, settings, caller.uid);
+      assertAttachable(pdf.sizeBytes);
       const { sendsPerUserAndTarget, recipientsPerUser, recipientsPerTenant } = SEND_PDF_LIMITS;
       await consumeQuotas([
         { action: "send-pdf", subject: `${caller.uid}|${access.path}`, ...sendsPerUserAndTarget, amount: 1, refusal: `At most ${sendsPerUserAndTarget.max} emails per hour per user and target` },
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const pdf = await pdfOfInstance(access, instance, source, settings, caller.uid);
-      assertAttachable(pdf.sizeBytes);
       const title = pdf.title;
       const words = mailWords(pdf.settings.locale);
       const text = body.message ?? words.text(title);
