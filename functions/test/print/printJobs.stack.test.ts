@@ -356,6 +356,21 @@ describe("print jobs", () => {
     expect(trail.json.data.map((e: { action: string }) => e.action)).toEqual(["print_job.cancelled", "print_job.created"]);
   }, 120_000);
 
+  // A cancel commits the job's status first and writes its counts just after: a second cancel or a
+  // reading in between answers the chunks' sums, not null or 0. The moment is made here by taking a
+  // finished job's counts away and marking it cancelled.
+  it("answers what was done while a cancelled job's counts are being written: the chunks' sums", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short", "audit-long", `absent-${r}`] } });
+    const { jobId, statusUrl } = started.json.data;
+    const ended = await finished(reader, statusUrl);
+    expect(ended).toMatchObject({ status: "completed_with_failures", done: 2, failed: 1 });
+    const { FieldValue } = await import("firebase-admin/firestore");
+    await firestore().doc(`tenants/acme-north/printJobs/${jobId}`).update({ status: "cancelled", done: FieldValue.delete(), failed: FieldValue.delete() });
+    const again = await cancelJob(reader, jobId);
+    expect(again.json).toMatchObject({ message: "Print job was already cancelled.", data: { status: "cancelled", done: 2, failed: 1 } });
+    expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data).toMatchObject({ status: "cancelled", done: 2, failed: 1 });
+  }, 60_000);
+
   // One queue serves every tenant: a job keeps two chunks in it at a time, so a small job started after
   // a 10,000-document one waits behind two of its chunks, not 200.
   it("finishes a 10-document job started after a 10,000-document one first", async () => {

@@ -224,11 +224,7 @@ export const getPrintJob = defineRoute({
     // A job active for longer than a chunk's lease may be stuck: its reading ends what the queue gave up
     // on. The reaper changes nothing this answer shows (a job ends in its finishing task, later).
     if (overdue(job, Date.now())) await reapJob(access.path, jobId).catch(logs.printJobNotReaped);
-    let { done = 0, failed = 0 } = job;
-    if (job.finishedAt === undefined) {
-      // While it runs: the chunks that have run so far (their results are theirs; nothing adds to the job's document).
-      ({ done, failed } = await progressOf(access.path, jobId));
-    }
+    const { done, failed } = await countsOf(access.path, jobId, job);
     const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
     return {
@@ -294,6 +290,17 @@ async function jobBoundsRefusal(tx: FirebaseFirestore.Transaction, targetPath: s
   }
   const max = params.jobDocumentsPerTargetPerDay.value();
   return spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
+}
+
+/**
+ * Documents printed and failed: the job's own counts once written (its finishing task, or a cancel
+ * just after it commits), else the chunks' sums so far: while it runs, and in the moment between a
+ * cancel's commit and its counts, when a second cancel or a reading would otherwise say null or 0.
+ */
+async function countsOf(target: string, jobId: string, job: JobDocument): Promise<{ done: number; failed: number }> {
+  if (job.done !== undefined) return { done: job.done, failed: job.failed ?? 0 };
+  // The chunks that have run so far (their results are theirs; nothing adds to the job's document).
+  return progressOf(target, jobId);
 }
 
 /** The job of a list or cancel answer: what GET print-jobs/{jobId} says, without its URL. */
@@ -373,7 +380,7 @@ export const cancelPrintJob = defineRoute({
   async handle({ access, caller, params: { jobId }, docs: [jobSnap], tx, afterCommit }) {
     if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
     const job = jobSnap.data() as JobDocument;
-    if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, job) };
+    if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, { ...job, ...(await countsOf(access.path, jobId, job)) }) };
     if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
     const { Timestamp } = firestoreSdk();
     // The transaction reads the job alone: a job's chunks are written by its running tasks, and reading
