@@ -121,7 +121,34 @@ describe("the document model under a template", () => {
     });
     expect(model.sections.map((s) => s.title)).toEqual(["Details"]);
     expect(model.sections[0].blocks.map((b) => b.label)).toEqual(["Boiler tag", "Status"]);
-    expect(model.warnings).toEqual(["section 'Nowhere' is not in the instance", "section 'Details' is not in the instance"]);
+    expect(model.warnings).toEqual(["section 'Nowhere' is not in the instance", "section 'Details' is listed more often than the instance has it"]);
+  });
+
+  it("says which listed names the instance lacks, and which it has fewer times than listed", () => {
+    const model = documentModel(inspection, "Acme", fmt, images, {
+      sections: [{ title: "Details", fields: [{ label: "Model" }, { label: "Model" }, { label: "Modell" }] }],
+    });
+    expect(model.sections[0].blocks.map((b) => b.label).slice(0, 1)).toEqual(["Model"]);
+    expect(model.warnings).toEqual(["field 'Model' is listed more often than section 'Details' has it", "field 'Modell' is not in section 'Details'"]);
+  });
+
+  it("warns of a condition on a field the instance lacks (it counts as empty), wherever the condition is", async () => {
+    const model = documentModel(inspection, "Acme", fmt, images, {
+      sections: [
+        { title: "Details", fields: [{ label: "Model", when: { field: "Stauts", equals: "Draft" } }, { label: "Status", when: { field: "Status", equals: "Draft" } }] },
+        { title: "Photos", when: { field: "Revision", isEmpty: true } },
+      ],
+      others: "hide",
+    });
+    expect(model.sections.map((s) => s.blocks.map((b) => b.label))).toEqual([["Status"], ["Front", "Burner", "Gauge"]]);
+    expect(model.warnings).toEqual([
+      "a condition looks at field 'Stauts', which is not in the instance (it counts as empty)",
+      "a condition looks at field 'Revision', which is not in the instance (it counts as empty)",
+    ]);
+    // The watermark's too, once however often it is asked.
+    const pdf = await render({ watermark: { text: "DRAFT", when: { field: "Stauts", equals: "Draft" } }, sections: [{ title: "Details", when: { field: "Stauts", isEmpty: true } }] });
+    expect(pdf.warnings).toEqual(["a condition looks at field 'Stauts', which is not in the instance (it counts as empty)"]);
+    expect(text(pdf.bytes)).not.toContain("DRAFT");
   });
 
   it("marks half fields only where a label/value row can be halved", () => {

@@ -5,7 +5,7 @@
 // here, before anything is laid out. The layout (layout.ts, blocks.ts, table.ts) places these blocks on pages.
 
 import { displayValue, EMPTY_MARKER, genericText, type DisplayValue, type Formatter } from "./format";
-import { holds, type DocumentTemplate, type FieldLookup, type TemplateField } from "./template";
+import { holds, type DocumentTemplate, type FieldLookup, type TemplateCondition, type TemplateField } from "./template";
 import type { PreparedImage } from "./types";
 
 /** A field as the document shows it. */
@@ -37,6 +37,8 @@ export interface DocumentModel {
   fieldText: (label: string) => string | null | undefined;
   /** The stored value of the instance's first field of a label (a template's conditions). */
   field: FieldLookup;
+  /** Whether a template's condition holds; one on a field the instance lacks is also a warning (a typo would hide what it guards). */
+  holds: (condition: TemplateCondition | undefined) => boolean;
   /** What a template names that the instance lacks (for the preview). */
   warnings: string[];
 }
@@ -112,7 +114,7 @@ function listed(rawField: unknown, spec: TemplateField | undefined, fmt: Formatt
  * the section's others after them in stored order unless `others: "hide"`), then the sections it
  * does not list, in stored order, unless hidden. A listed name the instance lacks is a warning.
  */
-function templatedSections(stored: StoredSection[], template: DocumentTemplate, model: Pick<DocumentModel, "field" | "warnings">, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): Section[] {
+function templatedSections(stored: StoredSection[], template: DocumentTemplate, model: Pick<DocumentModel, "holds" | "warnings">, fmt: Formatter, pictures: ReadonlyMap<string, PreparedImage>): Section[] {
   const showOthers = template.others !== "hide";
   const out: Section[] = [];
   const emit = (title: string, blocks: Block[], storedEmpty: boolean, photosPerRow: number): void => {
@@ -129,11 +131,13 @@ function templatedSections(stored: StoredSection[], template: DocumentTemplate, 
   for (const spec of template.sections) {
     const index = stored.findIndex((s, i) => !usedSections.has(i) && s.title === spec.title);
     if (index < 0) {
-      model.warnings.push(`section '${spec.title}' is not in the instance`);
+      // Listed again: each listing takes the next section of that title, and there is none left.
+      const again = stored.some((s) => s.title === spec.title);
+      model.warnings.push(again ? `section '${spec.title}' is listed more often than the instance has it` : `section '${spec.title}' is not in the instance`);
       continue;
     }
     usedSections.add(index);
-    if (!holds(spec.when, model.field)) continue;
+    if (!model.holds(spec.when)) continue;
     const section = stored[index];
     let blocks: Block[];
     if (!spec.fields) blocks = section.fields.map((f) => block(f, fmt, pictures));
@@ -149,13 +153,14 @@ function templatedSections(stored: StoredSection[], template: DocumentTemplate, 
         else positions.set(label, [i]);
       });
       for (const fieldSpec of spec.fields) {
-        const at = positions.get(fieldSpec.label)?.shift() ?? -1;
+        const same = positions.get(fieldSpec.label);
+        const at = same?.shift() ?? -1;
         if (at < 0) {
-          model.warnings.push(`field '${fieldSpec.label}' is not in section '${spec.title}'`);
+          model.warnings.push(same ? `field '${fieldSpec.label}' is listed more often than section '${spec.title}' has it` : `field '${fieldSpec.label}' is not in section '${spec.title}'`);
           continue;
         }
         usedFields.add(at);
-        if (holds(fieldSpec.when, model.field)) blocks.push(listed(section.fields[at], fieldSpec, fmt, pictures));
+        if (model.holds(fieldSpec.when)) blocks.push(listed(section.fields[at], fieldSpec, fmt, pictures));
       }
       if (showOthers) section.fields.forEach((f, i) => usedFields.has(i) || blocks.push(block(f, fmt, pictures)));
     }
@@ -206,6 +211,10 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
       const b = firstBlock(label);
       if (b === undefined) return undefined;
       return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : null;
+    },
+    holds: (condition) => {
+      if (condition && model.field(condition.field) === undefined) model.warnings.push(`a condition looks at field '${condition.field}', which is not in the instance (it counts as empty)`);
+      return holds(condition, model.field);
     },
     warnings: [],
   };

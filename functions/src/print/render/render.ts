@@ -25,7 +25,7 @@ import { SRGB_PROFILE, srgbProfile } from "./profile";
 import { fillSignature, prepareSignature } from "./signature";
 import { defaultStyle } from "./style";
 import { Structure } from "./tags";
-import { holds, type DocumentTemplate } from "./template";
+import type { DocumentTemplate } from "./template";
 import { documentText } from "./text";
 import type { PrintableInstance, RenderedPdf, RenderOptions } from "./types";
 
@@ -68,6 +68,8 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
   const template = options.template;
   const model = documentModel(instance, displayText(options.targetName, EMPTY_MARKER, fmt), fmt, options.images instanceof Map ? options.images : new Map(), template);
   const { title, objectTypeName, targetName } = model;
+  // Every condition before the warnings are taken: the watermark's is the last.
+  const watermark = template?.watermark && model.holds(template.watermark.when) ? template.watermark.text : undefined;
   const warnings = new Set(model.warnings);
 
   const docText = await documentText(`${title}\n${objectTypeName}\n${targetName}\n${instanceText(instance, fmt)}${template ? `\n${templateText(template)}` : ""}`, locale, options.maxRuns);
@@ -96,7 +98,7 @@ export async function renderInstancePdf(instance: PrintableInstance, options: Re
     if (template.header) templateHeaders(layout, template.header, line);
     const footer = template.footer;
     footers(layout, footer ? { line: footer, fill: line } : fmt.words.footer(instanceId, generated), footerText);
-    if (template.watermark && holds(template.watermark.when, model.field)) watermarked = watermarks(layout, template.watermark.text);
+    if (watermark) watermarked = watermarks(layout, watermark);
   } else footers(layout, fmt.words.footer(instanceId, generated), footerText);
   docText.release();
 
