@@ -26,13 +26,13 @@ describe("Structure", () => {
     expect(s.mark(paragraph, 1)).toBe(1);
     expect(s.count).toBe(6);
     expect(s.types).toEqual(["Document", "L", "LI", "Lbl", "LBody", "P"]);
-    expect(s.parents).toEqual([-1, 0, 1, 2, 2, 4]);
+    expect([...s.parents.subarray(0, s.count)]).toEqual([-1, 0, 1, 2, 2, 4]);
     expect(kidsOf(s, 0)).toEqual([list]);
     expect(kidsOf(s, item)).toEqual([label, body]);
     expect(kidsOf(s, body)).toEqual(["0:1", paragraph, "1:0"]);
     expect(s.marks).toEqual([[label, body], [body, paragraph]]);
     // The page of each element's first marked content (its /Pg); none for those without.
-    expect(s.firstPages).toEqual([-1, -1, -1, 0, 0, 1]);
+    expect([...s.firstPages.subarray(0, s.count)]).toEqual([-1, -1, -1, 0, 0, 1]);
   });
 
   it("takes back a heading's marked content drawn last on a page, and marks it again on the next", () => {
@@ -67,8 +67,27 @@ describe("Structure", () => {
     s.unmark(p, 1, 0, 2);
     expect(kidsOf(s, p)).toEqual(["0:0", child]);
     expect(s.firstPages[p]).toBe(0);
-    expect(s.extras[child]).toEqual({ alt: "a photo" });
+    expect(s.extras.get(child)).toEqual({ alt: "a photo" });
+    expect(s.extras.get(p)).toBeUndefined();
     s.mark(p, 1);
     expect(kidsOf(s, p)).toEqual(["0:0", child, "1:0"]);
+  });
+
+  it("keeps every element and kid as its columns grow (a long table's tens of thousands)", () => {
+    const s = new Structure();
+    const table = s.add("Table");
+    const rows: number[] = [];
+    for (let r = 0; r < 3000; r++) {
+      const row = s.add("TR", table);
+      rows.push(row);
+      for (let c = 0; c < 3; c++) s.mark(s.add("TD", row, c === 0 ? { scope: "Row" } : undefined), r >> 6);
+    }
+    expect(s.count).toBe(2 + 3000 * 4);
+    expect(kidsOf(s, table)).toEqual(rows);
+    const last = rows[2999];
+    expect(kidsOf(s, last)).toEqual([last + 1, last + 2, last + 3]);
+    expect(kidsOf(s, last + 3)).toEqual([`46:${2999 * 3 - 46 * 64 * 3 + 2}`]);
+    expect([s.parents[last + 1], s.firstPages[last + 1], s.firstPages[last]]).toEqual([last, 46, -1]);
+    expect([s.extras.get(last + 1), s.extras.get(last + 2)]).toEqual([{ scope: "Row" }, undefined]);
   });
 });

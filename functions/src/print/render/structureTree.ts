@@ -38,7 +38,7 @@ export function writeStructure(objects: PdfObjects, structure: Structure, pageRe
     const type = types[i];
     const elementObjrs = objrs.size > 0 ? objrs.get(i) : undefined;
     const kidCount = kidCounts[i] + (elementObjrs?.length ?? 0);
-    const extra = extras[i];
+    const extra = extras.size > 0 ? extras.get(i) : undefined;
     const altText = extra?.alt === undefined ? undefined : textString(extra.alt);
     const replacement = extra?.actualText === undefined ? undefined : textString(extra.actualText);
     // Room: the keys, numbers of 10 digits at most, a marked-content reference per kid at most, the texts.

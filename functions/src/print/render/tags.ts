@@ -38,26 +38,43 @@ export interface StructExtra {
   scope?: "Column" | "Row";
 }
 
+/** Room for a page's elements (a page of fields has about a hundred) before the columns grow. */
+const ELEMENTS_AT_FIRST = 128;
+
+/** A column of `length` whose first value (the document's) is `first`. */
+function column(length: number, first: number): Int32Array {
+  const values = new Int32Array(length);
+  values[0] = first;
+  return values;
+}
+
 export class Structure {
   /** false: nothing is marked or written (RenderOptions.tagged). */
   constructor(readonly tagged = true) {}
 
-  /** Per element (0: the document): its type, its parent (-1: the root) and its extras. */
+  /** Per element (0: the document): its type, its parent (-1: the root). */
   readonly types: StructType[] = ["Document"];
-  readonly parents: number[] = [-1];
-  readonly extras: (Readonly<StructExtra> | undefined)[] = [undefined];
-  /** Per element: how many kids it has, its first and last (indexes of kids; -1: none), the page of its first marked content (-1: none). */
-  readonly kidCounts: number[] = [0];
-  readonly firstKids: number[] = [-1];
-  private readonly lastKids: number[] = [-1];
-  readonly firstPages: number[] = [-1];
+  parents: Int32Array = column(ELEMENTS_AT_FIRST, -1);
+  /** What a few elements carry besides their type and kids, by element. */
+  readonly extras = new Map<number, Readonly<StructExtra>>();
+  /**
+   * Per element: how many kids it has, its first and last (indexes of kids; -1: none), the page of
+   * its first marked content (-1: none). These columns and the kids' are typed arrays grown by
+   * doubling, read up to `count` and `kidCount`: as arrays of numbers, a long table's tens of
+   * thousands of pushes were a fifth of what its render allocated, copied by every scavenge.
+   */
+  kidCounts: Int32Array = column(ELEMENTS_AT_FIRST, 0);
+  firstKids: Int32Array = column(ELEMENTS_AT_FIRST, -1);
+  private lastKids: Int32Array = column(ELEMENTS_AT_FIRST, -1);
+  firstPages: Int32Array = column(ELEMENTS_AT_FIRST, -1);
   /**
    * Per kid, in the order added: a child element (its index, >= 0) or marked content (-1 - MCID, on
    * page kidPages[kid]), and the next kid of its element (-1: its last).
    */
-  readonly kids: number[] = [];
-  readonly kidPages: number[] = [];
-  readonly nextKids: number[] = [];
+  kids: Int32Array = new Int32Array(2 * ELEMENTS_AT_FIRST);
+  kidPages: Int32Array = new Int32Array(2 * ELEMENTS_AT_FIRST);
+  nextKids: Int32Array = new Int32Array(2 * ELEMENTS_AT_FIRST);
+  private kidsAdded = 0;
   /** Per page: the element each MCID belongs to, by MCID. */
   readonly marks: number[][] = [];
   /**
@@ -75,12 +92,19 @@ export class Structure {
   add(type: StructType, parent = 0, extra?: Readonly<StructExtra>): number {
     const index = this.types.length;
     this.types.push(type);
-    this.parents.push(parent);
-    this.extras.push(extra);
-    this.kidCounts.push(0);
-    this.firstKids.push(-1);
-    this.lastKids.push(-1);
-    this.firstPages.push(-1);
+    if (index === this.parents.length) {
+      this.parents = grown(this.parents);
+      this.kidCounts = grown(this.kidCounts);
+      this.firstKids = grown(this.firstKids);
+      this.lastKids = grown(this.lastKids);
+      this.firstPages = grown(this.firstPages);
+    }
+    this.parents[index] = parent;
+    if (extra) this.extras.set(index, extra);
+    this.kidCounts[index] = 0;
+    this.firstKids[index] = -1;
+    this.lastKids[index] = -1;
+    this.firstPages[index] = -1;
     this.addKid(parent, index, -1);
     return index;
   }
@@ -120,14 +144,26 @@ export class Structure {
   }
 
   private addKid(element: number, value: number, page: number): void {
-    const kid = this.kids.length;
-    this.kids.push(value);
-    this.kidPages.push(page);
-    this.nextKids.push(-1);
+    const kid = this.kidsAdded++;
+    if (kid === this.kids.length) {
+      this.kids = grown(this.kids);
+      this.kidPages = grown(this.kidPages);
+      this.nextKids = grown(this.nextKids);
+    }
+    this.kids[kid] = value;
+    this.kidPages[kid] = page;
+    this.nextKids[kid] = -1;
     const last = this.lastKids[element];
     if (last < 0) this.firstKids[element] = kid;
     else this.nextKids[last] = kid;
     this.lastKids[element] = kid;
     this.kidCounts[element]++;
   }
+}
+
+/** A column twice as long, its values kept. */
+function grown(column: Int32Array): Int32Array {
+  const longer = new Int32Array(column.length * 2);
+  longer.set(column);
+  return longer;
 }
