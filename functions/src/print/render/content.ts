@@ -233,7 +233,7 @@ export type MarkOpener = (out: ContentBytes, properties: string, span: boolean) 
  * cluster (/ActualText). Without it (artifacts, untagged output) a cluster's ActualText is a span.
  */
 export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Line, size: number, mark?: MarkOpener): void {
-  const w = new LineWriter(out, size, mark);
+  const w = lineWriter.start(out, size, mark);
   for (const piece of line.pieces) {
     const use = fonts.use(piece.face);
     const language = mark && fonts.language ? (use.language ?? pieceLanguage(piece, fonts.language)) : undefined;
@@ -314,6 +314,7 @@ export function lineOperators(out: ContentBytes, fonts: DocumentFonts, line: Lin
     w.flush();
   }
   w.close();
+  w.release();
 }
 
 /** lineOperators' state while it writes a line: the sequence open, the TJ array and string open, the positions. */
@@ -332,12 +333,31 @@ class LineWriter {
   private at = 0;
   private use!: FontUse;
   private face!: Face;
+  private out!: ContentBytes;
+  private size = 0;
+  private mark: MarkOpener | undefined;
 
-  constructor(
-    private readonly out: ContentBytes,
-    private readonly size: number,
-    private readonly mark: MarkOpener | undefined,
-  ) {}
+  /** Ready for a line (one writer serves every line: an object per line was a tenth of what a long table allocated). */
+  start(out: ContentBytes, size: number, mark: MarkOpener | undefined): this {
+    this.out = out;
+    this.size = size;
+    this.mark = mark;
+    this.wanted = "";
+    this.open = undefined;
+    this.array = false;
+    this.string = false;
+    this.pen = 0;
+    this.at = 0;
+    return this;
+  }
+
+  /** Lets go of what the line wrote with (a document's content and fonts are kept no longer than its last line). */
+  release(): void {
+    this.out = undefined!;
+    this.mark = undefined;
+    this.use = undefined!;
+    this.face = undefined!;
+  }
 
   startPiece(use: FontUse, face: Face): void {
     this.use = use;
@@ -436,3 +456,6 @@ class LineWriter {
     this.at += this.face.advance(gids[g]);
   }
 }
+
+/** The one LineWriter (lineOperators runs a line to its end before the next starts). */
+const lineWriter = new LineWriter();

@@ -145,29 +145,20 @@ export function table(layout: Layout, list: number, value: Extract<Block, { kind
   blockLabel(layout, labelLines, tags.label);
   layout.y -= t.labelGap;
   drawHeader(true);
+  // One row's cells and spec, filled again for each row: placeRow draws a row before it returns and
+  // keeps nothing of it (an object per cell of thousands of rows was most of what a table allocated).
+  const rowCells: RowCell[] = widths.map((w, c) => ({ x: xs[c] + t.padX, width: w - 2 * t.padX, lines: [], style: text.tableCell, alignEnd: value.numeric[c] }));
+  const row = { cells: rowCells, leading: leading.table, padTop: t.padY, padBottom: t.padY, frame: grid, onNewPage, newPageHeight: continuedHeight + headerHeight };
   for (let r = 0; r < value.rows.length; r++) {
     const rowElement = structure.add("TR", bodyElement);
-    const rowCells: RowCell[] = [];
     for (let c = 0; c < cols; c++) {
       const paragraphs = cells[r * cols + c];
-      rowCells.push({
-        x: xs[c] + t.padX,
-        width: widths[c] - 2 * t.padX,
-        lines: wrapCell(paragraphs ?? dash, widths[c]),
-        style: paragraphs ? text.tableCell : text.tableMuted,
-        alignEnd: value.numeric[c],
-        element: structure.add("TD", rowElement),
-      });
+      const cell = rowCells[c];
+      cell.lines = wrapCell(paragraphs ?? dash, widths[c]);
+      cell.style = paragraphs ? text.tableCell : text.tableMuted;
+      cell.element = structure.add("TD", rowElement);
     }
-    layout.placeRow({
-      cells: rowCells,
-      leading: leading.table,
-      padTop: t.padY,
-      padBottom: t.padY,
-      frame: grid,
-      onNewPage,
-      newPageHeight: continuedHeight + headerHeight,
-    });
+    layout.placeRow(row);
   }
   layout.y -= t.after;
 }
