@@ -67,7 +67,8 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, where
       // Of a nested object, where it is (e.g. 'sections.0': unknown field 'feilds').
       return issue.path.length > 0 ? `${field}: ${unknown}` : unknown;
     }
-    return `${field}: ${issue.message}`;
+    // A problem of the whole (its type, its size) is said as it is: "body: ..." would name what the message already names.
+    return issue.path.length > 0 ? `${field}: ${issue.message}` : issue.message;
   });
   const more = issues.length > MAX_PROBLEMS_NAMED ? `; and ${issues.length - MAX_PROBLEMS_NAMED} more problem(s)` : "";
   throw badRequest(`Invalid ${where}: ${problems.join("; ")}${more}.`);

@@ -190,8 +190,8 @@ describe("print templates: /api/{target}/print-templates", () => {
       [{ ...LETTER, sections: Array.from({ length: 201 }, (_, i) => ({ title: `S${i}` })) }, "Invalid body: 'sections': Too big: expected array to have <=200 items."],
       [{ objectTypeNames: [] }, "Invalid body: 'name': Invalid input: expected string, received undefined."],
       // Over 64 KiB of JSON, under the pipeline's 100 KiB.
-      [{ ...LETTER, sections: Array.from({ length: 170 }, (_, i) => ({ title: `S${i}`, displayTitle: "x".repeat(190), fields: [{ label: "y".repeat(190) }] })) }, /^Invalid body: body: is \d+ bytes of JSON; at most 65536\.$/],
-      [[LETTER], "Invalid body: body: Invalid input: expected object, received array."],
+      [{ ...LETTER, sections: Array.from({ length: 170 }, (_, i) => ({ title: `S${i}`, displayTitle: "x".repeat(190), fields: [{ label: "y".repeat(190) }] })) }, /^Invalid body: the template is \d+ bytes of JSON; at most 65536\.$/],
+      [[LETTER], "Invalid body: Invalid input: expected object, received array."],
     ] as const) {
       for (const id of ["kept", "fresh"]) {
         const res = await put(PATHS.tenant, id, body);

@@ -68,6 +68,11 @@ describe("parseOr400 and unknown keys", () => {
     expect(() => parseOr400(body, { name: "x", bcc: "y" }, "body")).toThrow("Invalid body: unknown field 'bcc'.");
   });
 
+  it("says a problem of the whole without a name before it (not 'body: ...')", () => {
+    expect(() => parseOr400(body, [], "body")).toThrow(/^Invalid body: Invalid input: expected object, received array\.$/);
+    expect(() => parseOr400(body.refine((b) => b.name !== "x", "the name must not be x"), { name: "x" }, "body")).toThrow(/^Invalid body: the name must not be x\.$/);
+  });
+
   it("says where an unknown key of a nested object is", () => {
     const nested = z.strictObject({ sections: z.array(z.strictObject({ title: z.string() })) });
     expect(() => parseOr400(nested, { sections: [{ title: "a" }, { title: "b", feilds: [] }] }, "body")).toThrow("Invalid body: 'sections.1': unknown field 'feilds'.");

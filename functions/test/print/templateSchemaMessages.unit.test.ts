@@ -37,7 +37,7 @@ describe("the 400 messages of a bad template", () => {
 
   it("over 64 KiB of JSON", () => {
     const sections = Array.from({ length: 150 }, (_, i) => ({ title: `S${i}`.padEnd(190, "x"), displayTitle: "y".repeat(200), fields: [{ label: "z".repeat(200) }] }));
-    expect(messageOf({ ...base, sections })).toMatch(/^Invalid body: body: is \d+ bytes of JSON; at most 65536\.$/);
+    expect(messageOf({ ...base, sections })).toMatch(/^Invalid body: the template is \d+ bytes of JSON; at most 65536\.$/);
   });
 
   it("names every problem of one body, each with its path", () => {

@@ -103,7 +103,7 @@ export const printTemplateSchema = z
     const fields = (template.sections ?? []).reduce((sum, s) => sum + (s.fields?.length ?? 0), 0);
     if (fields > TEMPLATE_LIMITS.fields) ctx.addIssue({ code: "custom", path: ["sections"], message: `lists ${fields} fields; at most ${TEMPLATE_LIMITS.fields} in all` });
     const bytes = Buffer.byteLength(JSON.stringify(template));
-    if (bytes > TEMPLATE_LIMITS.bytes) ctx.addIssue({ code: "custom", path: [], message: `is ${bytes} bytes of JSON; at most ${TEMPLATE_LIMITS.bytes}` });
+    if (bytes > TEMPLATE_LIMITS.bytes) ctx.addIssue({ code: "custom", path: [], message: `the template is ${bytes} bytes of JSON; at most ${TEMPLATE_LIMITS.bytes}` });
   });
 
 export type PrintTemplate = z.infer<typeof printTemplateSchema>;
