@@ -135,12 +135,13 @@ describe("the document model under a template", () => {
   it("warns of a condition on a field the instance lacks (it counts as empty), wherever the condition is", async () => {
     const model = documentModel(inspection, "Acme", fmt, images, {
       sections: [
-        { title: "Details", fields: [{ label: "Model", when: { field: "Stauts", equals: "Draft" } }, { label: "Status", when: { field: "Status", equals: "Draft" } }] },
+        { title: "Details", fields: [{ label: "Model", when: { field: "Stauts", equals: "Draft" } }, { label: "Status", when: { field: "Status", equals: "Draft" } }, { label: "Boiler tag", when: { field: "Stauts", isEmpty: true } }] },
         { title: "Photos", when: { field: "Revision", isEmpty: true } },
       ],
       others: "hide",
     });
-    expect(model.sections.map((s) => s.blocks.map((b) => b.label))).toEqual([["Status"], ["Front", "Burner", "Gauge"]]);
+    expect(model.sections.map((s) => s.blocks.map((b) => b.label))).toEqual([["Status", "Boiler tag"], ["Front", "Burner", "Gauge"]]);
+    // Each missing field once, however many conditions look at it.
     expect(model.warnings).toEqual([
       "a condition looks at field 'Stauts', which is not in the instance (it counts as empty)",
       "a condition looks at field 'Revision', which is not in the instance (it counts as empty)",

@@ -3,7 +3,7 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { db, firestoreSdk } from "../../firebase";
 import { firestoreCall } from "../../http/deadline";
-import { chunkPath, chunksPath, type JobFailure, type JobFile } from "./model";
+import { chunkPath, chunksPath, type JobDocument, type JobFailure, type JobFile } from "./model";
 
 /** Every chunk document of a job, in order (none for a job of no chunks: getAll needs one reference). */
 export async function readChunks(target: string, jobId: string, chunks: number): Promise<DocumentSnapshot[]> {
@@ -28,4 +28,14 @@ export async function progressOf(target: string, jobId: string): Promise<{ done:
   const { AggregateField } = firestoreSdk();
   const sums = await firestoreCall(() => db().collection(chunksPath(target, jobId)).aggregate({ done: AggregateField.sum("done"), failed: AggregateField.sum("failed") }).get());
   return { done: sums.data().done ?? 0, failed: sums.data().failed ?? 0 };
+}
+
+/**
+ * Documents printed and failed: the job's own counts once written (its finishing task, or a cancel
+ * just after it commits), else the chunks' sums so far: while it runs, and in the moment between a
+ * cancel's commit and its counts (a second cancel, a reading or its webhook would otherwise say null or 0).
+ */
+export async function countsOf(target: string, jobId: string, job: Pick<JobDocument, "done" | "failed">): Promise<{ done: number; failed: number }> {
+  if (job.done !== undefined) return { done: job.done, failed: job.failed ?? 0 };
+  return progressOf(target, jobId);
 }

@@ -8,7 +8,7 @@ import { firestoreCall } from "../../http/deadline";
 import * as logs from "../../logs";
 import { deliveryError, postWebhook, resolveJobWebhookUrl, webhookSecretPath } from "../webhook";
 import { FINAL_STATUSES, jobPath, jobWebhookPath, type JobDocument } from "./model";
-import { progressOf } from "./progress";
+import { countsOf } from "./progress";
 
 /** What a new job of the target posts to: its webhook URL and the secret of the target that set it; undefined when it has none. */
 export async function jobWebhookEndpoint(chain: readonly TargetNode[]): Promise<{ url: string; secret: string } | undefined> {
@@ -41,8 +41,7 @@ export async function deliverJobWebhook(target: string, jobId: string, lastAttem
     throw new Error("The job has not ended: its webhook waits.");
   }
   const { url, secret } = endpointSnap.data() as { url: string; secret: string };
-  // A cancelled job's counts are written just after its cancel commits: until then, the chunks' sums.
-  const { done, failed } = job.done === undefined ? await progressOf(target, jobId) : { done: job.done, failed: job.failed ?? 0 };
+  const { done, failed } = await countsOf(target, jobId, job);
   const body = JSON.stringify({ type: "print_job.finished", data: { jobId, target, status: job.status, total: job.total, done, failed } });
   let status: number | null = null;
   let error: string | null = null;

@@ -197,6 +197,8 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
     }
     return blocks.get(label);
   };
+  /** Fields a condition looked at that the instance lacks, each warned once. */
+  const warnedConditions = new Set<string>();
   const model: DocumentModel = {
     title: displayText(read(instance, "title"), fmt.words.untitled, fmt),
     objectTypeName: displayText(read(instance, "objectTypeName"), EMPTY_MARKER, fmt),
@@ -213,7 +215,10 @@ export function documentModel(instance: unknown, targetName: string, fmt: Format
       return b.kind === "row" ? (b.value ?? "") : b.kind === "paragraphs" ? b.text : null;
     },
     holds: (condition) => {
-      if (condition && model.field(condition.field) === undefined) model.warnings.push(`a condition looks at field '${condition.field}', which is not in the instance (it counts as empty)`);
+      if (condition && !warnedConditions.has(condition.field) && model.field(condition.field) === undefined) {
+        warnedConditions.add(condition.field);
+        model.warnings.push(`a condition looks at field '${condition.field}', which is not in the instance (it counts as empty)`);
+      }
       return holds(condition, model.field);
     },
     warnings: [],

@@ -60,8 +60,10 @@ export class Structure {
   /**
    * Per element: how many kids it has, its first and last (indexes of kids; -1: none), the page of
    * its first marked content (-1: none). These columns and the kids' are typed arrays grown by
-   * doubling, read up to `count` and `kidCount`: as arrays of numbers, a long table's tens of
-   * thousands of pushes were a fifth of what its render allocated, copied by every scavenge.
+   * doubling (as arrays of numbers, a long table's tens of thousands of pushes were a fifth of what
+   * its render allocated, copied by every scavenge): read an element's values below `count`, kids
+   * by following firstKids and nextKids, and never hold a column across add or mark, which may
+   * replace it with a longer one.
    */
   kidCounts: Int32Array = column(ELEMENTS_AT_FIRST, 0);
   firstKids: Int32Array = column(ELEMENTS_AT_FIRST, -1);

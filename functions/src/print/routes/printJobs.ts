@@ -11,7 +11,7 @@ import { idField, intParam } from "../../http/validation";
 import { emulatorDownloadUrl, signedReadUrl } from "../documents";
 import { storageCall } from "../storageCall";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
-import { progressOf, readChunks, tally } from "../jobs/progress";
+import { countsOf, readChunks, tally } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
 import { overdue, reapJob } from "../jobs/reaper";
 import * as logs from "../../logs";
@@ -292,23 +292,12 @@ async function jobBoundsRefusal(tx: FirebaseFirestore.Transaction, targetPath: s
   return spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
 }
 
-/**
- * Documents printed and failed: the job's own counts once written (its finishing task, or a cancel
- * just after it commits), else the chunks' sums so far: while it runs, and in the moment between a
- * cancel's commit and its counts, when a second cancel or a reading would otherwise say null or 0.
- */
-async function countsOf(target: string, jobId: string, job: JobDocument): Promise<{ done: number; failed: number }> {
-  if (job.done !== undefined) return { done: job.done, failed: job.failed ?? 0 };
-  // The chunks that have run so far (their results are theirs; nothing adds to the job's document).
-  return progressOf(target, jobId);
-}
-
 /** The job of a list or cancel answer: what GET print-jobs/{jobId} says, without its URL. */
 const jobSummarySchema = z.strictObject({
   jobId: z.string(),
   status: z.enum(JOB_STATUSES),
   total: z.int(),
-  done: z.int().nullable().describe("Set once the job has ended; GET print-jobs/{jobId} counts a running one."),
+  done: z.int().nullable().describe("In a list, set once the job has ended (GET print-jobs/{jobId} counts a running one); a cancel's answer counts what was done."),
   failed: z.int().nullable(),
   output: z.enum(JOB_OUTPUTS),
   createdAt: z.iso.datetime(),
