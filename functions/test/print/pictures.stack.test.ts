@@ -89,6 +89,30 @@ describe("photos and signatures in printed PDFs", () => {
     expect(after.json.data.storagePath).not.toBe(first.json.data.storagePath);
   });
 
+  it("prepares a picture once while its version stays, and again once it is uploaded anew (previews as the author types)", async () => {
+    const path = `uploads/tenants/${tenant}/photos/kept-${freshUid("p")}.jpg`;
+    const photo = (width: number) => sharp({ create: { width, height: 300, channels: 3, background: { r: 40, g: 90, b: 160 } } }).jpeg().toBuffer();
+    await bucket().file(path).save(await photo(400), { contentType: "image/jpeg" });
+    await firestore().doc(`tenants/${tenant}/objectInstances/kept`).set({ title: "Kept", objectTypeName: "Inspection", sections: [{ title: "S", fields: [{ label: "Photo", type: "image", value: { storagePath: path } }] }] });
+    const preview = async () => {
+      const res = await fetch(`${BASES.print.functionUrl}/tenant/${tenant}/preview`, { method: "POST", headers: { authorization: `Bearer ${reader}`, "content-type": "application/json" }, body: JSON.stringify({ objectInstanceId: "kept" }), signal: AbortSignal.timeout(20_000) });
+      return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+    };
+    const storageCalls = (res: Awaited<ReturnType<typeof preview>>) => Number(/storage=(\d+)/.exec(res.headers.get("x-backend-calls") ?? "")?.[1] ?? 0);
+    const widths = (res: Awaited<ReturnType<typeof preview>>) => pdfImages(res.bytes).filter((i) => i.type === "image").map((i) => i.width);
+    const first = await preview();
+    expect(first.status).toBe(200);
+    expect(widths(first)).toEqual([400]);
+    // Its metadata is read every time (where it is, whether it changed); its bytes only the first time.
+    const again = await preview();
+    expect(storageCalls(again)).toBe(storageCalls(first) - 1);
+    expect(widths(again)).toEqual([400]);
+    await bucket().file(path).save(await photo(500), { contentType: "image/jpeg" });
+    const anew = await preview();
+    expect(storageCalls(anew)).toBe(storageCalls(first));
+    expect(widths(anew)).toEqual([500]);
+  });
+
   it("prints the demo's inspection-photos: four photos and a signature the seed drew and uploaded, and the organization's logo", async () => {
     const res = await call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "inspection-photos" } });
     expect(res.status).toBe(201);
