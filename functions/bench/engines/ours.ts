@@ -11,12 +11,16 @@ import type { Engine } from "./types";
 type PicturesModule = typeof import("../../src/print/pictures");
 const PICTURES_MODULE = resolve(FUNCTIONS_DIR, "lib", "print", "pictures.js");
 
-/** The case's pictures as the print function's objects: their bytes already downloaded. */
-const pictureObjects = (c: BenchCase) =>
-  Object.entries(c.pictures ?? {}).map(([path, picture]) => {
+/** Renders so far: each render's pictures are a new generation, so that none is taken from the pictures an instance keeps (pictures.ts). */
+let renders = 0;
+/** The case's pictures as the print function's objects: their bytes already downloaded, each render a new upload (prepared anew, as a new instance's photos are). */
+const pictureObjects = (c: BenchCase) => {
+  const generation = String(++renders);
+  return Object.entries(c.pictures ?? {}).map(([path, picture]) => {
     const bytes = bytesOf(picture);
-    return { path, generation: "1", size: bytes.length, file: { download: async () => [bytes] } as unknown as File };
+    return { path, generation, size: bytes.length, file: { download: async () => [bytes] } as unknown as File };
   });
+};
 
 /** `signature`: what a signing target's print adds to the options (bench/pairs.ts measures it). */
 export async function createOurs({ tagged, signature }: { tagged: boolean; signature?: (c: BenchCase) => PdfSignatureOptions }): Promise<Engine> {
