@@ -146,6 +146,7 @@ export async function preparePictures(
     refused(`${pixels} pixels, over ${maxPixels}`);
     return false;
   };
+  let sharp: typeof import("sharp") | undefined;
   for (const picture of pictures) {
     // A version prepared lately (the metadata just read named this generation: the same bytes).
     const key = `${picture.path}#${picture.generation}#${box.width}x${box.height}`;
@@ -154,8 +155,8 @@ export async function preparePictures(
       if (withinPixels(kept.sourcePixels)) prepared.set(picture.path, kept.image);
       continue;
     }
-    // Loaded on the first document with pictures: sharp (libvips) is a native module a text-only print never needs.
-    const { default: sharp } = await import("sharp");
+    // Loaded on the first picture to prepare: sharp (libvips) is a native module a text-only print never needs.
+    sharp ??= (await import("sharp")).default;
     // Deleted since its metadata was read: as if it had never been there.
     const bytes = await storage(() => ifExists(picture.file.download()));
     if (!bytes) {

@@ -27,16 +27,15 @@ export const quotaDocumentPath = (action: string, subject: string): string => `r
  * documents are named by a hash: they name neither the user nor the target.
  */
 export async function consumeQuotas(quotas: readonly Quota[], now = Date.now()): Promise<void> {
-  const refused = await firestoreTransaction((tx) => spendQuotas(tx, quotas, now));
-  if (refused) throw refused;
+  await firestoreTransaction((tx) => spendQuotas(tx, quotas, now));
 }
 
 /**
  * consumeQuotas inside a caller's transaction (after its other reads: this reads, then writes),
- * so that what the quotas pay for is written in the same commit: the 429 it would throw is
- * returned instead, nothing charged; undefined when every quota was charged.
+ * so that what the quotas pay for is written in the same commit. Its 429 ends the transaction
+ * with nothing written (Firestore rolls back on the callback's error and does not retry it).
  */
-export async function spendQuotas(tx: FirebaseFirestore.Transaction, quotas: readonly Quota[], now = Date.now()): Promise<HttpError | undefined> {
+export async function spendQuotas(tx: FirebaseFirestore.Transaction, quotas: readonly Quota[], now = Date.now()): Promise<void> {
   const refs = quotas.map((q) => db().doc(quotaDocumentPath(q.action, q.subject)));
   const { Timestamp: Time } = firestoreSdk();
   const snapshots = await tx.getAll(...refs);
@@ -50,13 +49,12 @@ export async function spendQuotas(tx: FirebaseFirestore.Transaction, quotas: rea
     const quota = quotas[over];
     const retryAfterMs = windows[over].open ? windows[over].windowStart + quota.windowMs - now : 0;
     // A request larger than a whole window's quota can never pass: say so rather than "wait".
-    if (retryAfterMs <= 0) return new HttpError(429, `${quota.refusal}; this request alone is more than that.`);
+    if (retryAfterMs <= 0) throw new HttpError(429, `${quota.refusal}; this request alone is more than that.`);
     const seconds = Math.ceil(retryAfterMs / 1000);
-    return new HttpError(429, `${quota.refusal}; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
+    throw new HttpError(429, `${quota.refusal}; try again in ${seconds} s.`, { "Retry-After": String(seconds) });
   }
   quotas.forEach((q, i) => {
     if (windows[i].open) tx.update(refs[i], { count: windows[i].used + q.amount });
     else tx.set(refs[i], { action: q.action, windowStart: Time.fromMillis(now), count: q.amount, expiresAt: Time.fromMillis(now + q.windowMs) });
   });
-  return undefined;
 }

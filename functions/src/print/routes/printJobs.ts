@@ -109,13 +109,12 @@ export const createPrintJob = defineRoute({
     // The target's webhook as it is now: a later change of the URL or the secret leaves this job's alone.
     const webhook = replay ? undefined : await jobWebhookEndpoint(access.chain);
 
-    const created = await firestoreTransaction(async (tx): Promise<{ existing?: JobDocument; refused?: HttpError }> => {
+    const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
-      if (earlier.exists) return { existing: earlier.data() as JobDocument };
+      if (earlier.exists) return earlier.data() as JobDocument;
       // The target's bounds in the commit that creates the job: requests at once serialize on the
       // quota's document, so a burst overshoots neither, and a replay (found above) spends nothing.
-      const refused = await jobBoundsRefusal(tx, access.path, ids.length);
-      if (refused) return { refused };
+      await assertJobBounds(tx, access.path, ids.length);
       const job: JobDocument = {
         status: "queued",
         active: true,
@@ -141,10 +140,8 @@ export const createPrintJob = defineRoute({
       for (let i = 0; i < chunks; i++) {
         tx.create(db().doc(chunkPath(access.path, jobId, i)), { ids: ids.slice(i * PRINT_JOB_LIMITS.chunkDocuments, (i + 1) * PRINT_JOB_LIMITS.chunkDocuments), finished: false, expireAt } satisfies ChunkDocument);
       }
-      return {};
+      return undefined;
     });
-    if (created.refused) throw created.refused;
-    const existing = created.existing;
     if (existing && existing.requestHash !== requestHash) throw new HttpError(422, "This Idempotency-Key was used for another request; use a new key for a new job.");
     if (existing) res.set("Idempotent-Replayed", "true");
     // Enqueued again on a replay of an unfinished job: a task that exists already is not added twice,
@@ -279,17 +276,17 @@ const STALE_JOB_MS = 6 * HOUR_MS;
 /**
  * The target's bounds on a new job, in the transaction that creates it (after its other reads): at
  * most PRINT_JOB_LIMITS.activePerTarget jobs queued or running, and its documents a day (spent here).
- * The 429 to answer, or undefined with the documents charged.
+ * 429 beyond them, the transaction ending with nothing written.
  */
-async function jobBoundsRefusal(tx: FirebaseFirestore.Transaction, targetPath: string, documents: number): Promise<HttpError | undefined> {
+async function assertJobBounds(tx: FirebaseFirestore.Transaction, targetPath: string, documents: number): Promise<void> {
   const active = await tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20));
   // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it does not count.
   const running = active.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS);
   if (running.length >= PRINT_JOB_LIMITS.activePerTarget) {
-    return new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
+    throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
   }
   const max = params.jobDocumentsPerTargetPerDay.value();
-  return spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
+  await spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
 }
 
 /** The job of a list or cancel answer: what GET print-jobs/{jobId} says, without its URL. */
