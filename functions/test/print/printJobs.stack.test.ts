@@ -369,6 +369,8 @@ describe("print jobs", () => {
     const again = await cancelJob(reader, jobId);
     expect(again.json).toMatchObject({ message: "Print job was already cancelled.", data: { status: "cancelled", done: 2, failed: 1 } });
     expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data).toMatchObject({ status: "cancelled", done: 2, failed: 1 });
+    const listed = (await call(`${jobs()}?limit=100`, { auth: { bearer: reader } })).json.data.find((j: { jobId: string }) => j.jobId === jobId);
+    expect(listed).toMatchObject({ status: "cancelled", done: 2, failed: 1 });
   }, 60_000);
 
   // One queue serves every tenant: a job keeps two chunks in it at a time, so a small job started after

@@ -294,7 +294,7 @@ const jobSummarySchema = z.strictObject({
   jobId: z.string(),
   status: z.enum(JOB_STATUSES),
   total: z.int(),
-  done: z.int().nullable().describe("In a list, set once the job has ended (GET print-jobs/{jobId} counts a running one); a cancel's answer counts what was done."),
+  done: z.int().nullable().describe("In a list, set once the job has ended (GET print-jobs/{jobId} counts a running one, the list leaves it null); a cancel's answer counts what was done."),
   failed: z.int().nullable(),
   output: z.enum(JOB_OUTPUTS),
   createdAt: z.iso.datetime(),
@@ -346,7 +346,12 @@ export const listPrintJobs = defineRoute({
   },
   async handle({ access, query, loaded: page }) {
     const { docs, nextPageToken } = pageOf(page, query.limit, "createdAt", listKey(access.path));
-    return { message: `${docs.length} print job(s).`, data: docs.map((doc) => summary(doc.id, doc.data() as JobDocument)), nextPageToken };
+    // An ended job whose counts are not yet written (a cancel's moment between its two writes) is
+    // counted from its chunks, as GET counts it; a running one stays null (one aggregation per job).
+    const counted = async (jobId: string, job: JobDocument) =>
+      FINAL_STATUSES.includes(job.status) && job.done === undefined ? { ...job, ...(await countsOf(access.path, jobId, job)) } : job;
+    const data = await Promise.all(docs.map(async (doc) => summary(doc.id, await counted(doc.id, doc.data() as JobDocument))));
+    return { message: `${docs.length} print job(s).`, data, nextPageToken };
   },
 });
 
