@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { Transaction } from "firebase-admin/firestore";
+import { HOUR_MS } from "./config";
 import { db, firestoreSdk } from "./firebase";
 import type { Access } from "./http/access";
 import type { Caller } from "./http/authenticate";
@@ -9,8 +11,19 @@ import { currentRequestId } from "./http/requestContext";
 // under the target (`{target}/auditEvents/{id}`) and, with the same id, in the trail of every target
 // above it (an organization's or tenant's trail holds what happened below it, read with one query of
 // one collection). Only what happened is recorded: a refused or failed request writes none (those
-// stay in the logs), so nobody can flood a tenant's trail. Events hold no token, password, email
+// stay in the logs), so nobody can flood a tenant's trail; acts a user can repeat at will without a change or a quota
+// (a preview, a stored PDF printed again) are recorded once an hour per user and document (hourlyEventId). Events hold no token, password, email
 // address or email body.
+
+/**
+ * The id of an act recorded once an hour: the same action on the same parts (who, what) in the same
+ * hour of the clock has this id, and its event replaces the one before (audit's `id`). For acts a
+ * user repeats at will and that change nothing: a preview, a stored PDF printed again.
+ */
+export function hourlyEventId(action: AuditAction, parts: readonly string[], now = Date.now()): string {
+  const hour = Math.floor(now / HOUR_MS);
+  return createHash("sha256").update([action, ...parts, String(hour)].join("\u0000")).digest("hex").slice(0, 20);
+}
 
 /** How long an event is kept: a Firestore TTL policy on `expireAt` deletes it then (README, Deploying). */
 export const AUDIT_RETENTION_MS = 400 * 24 * 60 * 60 * 1000;
@@ -60,7 +73,7 @@ export function auditInTransaction(tx: Transaction, access: AuditScope, caller: 
 
 /**
  * Records the event of a PDF that left the service (one batch, after the fact). With `id`, the
- * event replaces the one of that id: repeated acts recorded once (a preview's, per user, instance and hour).
+ * event replaces the one of that id: repeated acts recorded once an hour (hourlyEventId).
  */
 export async function audit(access: AuditScope, caller: AuditActor, input: AuditInput, id?: string): Promise<void> {
   const data = event(access, caller, input);

@@ -88,6 +88,32 @@ describe("audit events", () => {
     expect(event).toMatchObject({ action: "pdf.printed", subject: "inspection-short", details: { storagePath: res.json.data.storagePath, cached: res.json.data.cached, instanceVersion: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
   });
 
+  // A stored PDF printed again costs no render and no quota: a loop of them must not fill the trail
+  // (kept 400 days, in every target above) with an event each.
+  it("print records a stored PDF printed again once an hour per user and PDF, a new render every time", async () => {
+    const instanceId = `audit-again-${Date.now()}`;
+    const ref = firestore().doc(`${TENANT}/objectInstances/${instanceId}`);
+    await ref.set({ title: "Printed again", objectTypeName: "Test", sections: [{ title: "S", fields: [{ label: "A", type: "text", value: "one" }] }] });
+    const print = () => call(`${BASES.print.functionUrl}/tenant/acme-north/print`, { method: "POST", ...as(), body: { objectInstanceId: instanceId } });
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await print());
+    expect(answers.map((r) => [r.status, r.json.data.cached])).toEqual([[201, false], ...Array(5).fill([201, true])]);
+    const events = await eventsAbout(instanceId);
+    const again = events.filter((e) => e.details.cached === true);
+    // One event of the render; one of the five prints again (two only when the hour turned between them), the latest's.
+    expect(events.filter((e) => e.details.cached === false)).toHaveLength(1);
+    expect(again.length).toBeGreaterThanOrEqual(1);
+    expect(again.length).toBeLessThanOrEqual(2);
+    expect(again.map((e) => e.requestId)).toContain(answers[5].headers.get("x-request-id"));
+    // In the organization's trail alike, under the same ids.
+    const requests = (list: typeof events) => list.map((e) => e.requestId).sort();
+    expect(requests(await eventsAbout(instanceId, "organizations/acme"))).toEqual(requests(events));
+    // A new version renders again: a new event.
+    await ref.update({ title: "Printed again, edited" });
+    expect((await print()).json.data.cached).toBe(false);
+    expect((await eventsAbout(instanceId)).filter((e) => e.details.cached === false)).toHaveLength(2);
+  });
+
   it("send-pdf writes one event per mail: recipient count and domains, never the addresses", async () => {
     const res = await call(`${BASES.print.functionUrl}/tenant/acme-north/send-pdf`, { method: "POST", ...as(), body: { objectInstanceId: "inspection-short", to: ["a@one.example", "b@Two.example"], cc: "c@one.example" } });
     expect(res.status).toBe(200);

@@ -406,6 +406,28 @@ export async function signedReadUrl(file: File, now = Date.now()): Promise<Downl
   return { url, expiresAt: new Date(expires).toISOString() };
 }
 
+/** A signed URL is given again while it has this much left of its SIGNED_URL_TTL_MS (print jobs keep theirs alike). */
+export const REUSE_SIGNED_URL_MS = 5 * 60 * 1000;
+
+/**
+ * signedReadUrl, each object's URL signed once and given again while it has more than
+ * REUSE_SIGNED_URL_MS left (per instance). Each signature is an IAM signBlob call: a PDF printed
+ * again, which costs no render, would otherwise spend one per request of the project's quota, which
+ * every tenant's prints and job downloads share. Only the same object's URL is given again (the
+ * object's name holds its target), so nobody gets a URL they could not have asked for.
+ */
+export function reusingSignedUrls(now: () => number = Date.now, sign: (file: File, now: number) => Promise<DownloadUrl> = signedReadUrl) {
+  const signed = new TtlCache<DownloadUrl>(SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS, 1_000, now);
+  return async (file: File): Promise<DownloadUrl> => {
+    const kept = signed.get(file.name);
+    if (kept) return kept;
+    const url = await sign(file, now());
+    signed.set(file.name, url);
+    return url;
+  };
+}
+const productionUrl = reusingSignedUrls();
+
 /** Emulator: the storage emulator's download-token URL, which needs no signing and never expires. */
 export function emulatorDownloadUrl(emulatorHost: string, bucket: string, objectName: string, token: string): DownloadUrl {
   return { url: `http://${emulatorHost}/v0/b/${bucket}/o/${encodeURIComponent(objectName)}?alt=media&token=${encodeURIComponent(token)}`, expiresAt: null };
@@ -413,6 +435,6 @@ export function emulatorDownloadUrl(emulatorHost: string, bucket: string, object
 
 /** The one switch between the two kinds of URL (DESIGN.md, Print). */
 export async function downloadUrl(pdf: StoredPdf): Promise<DownloadUrl> {
-  if (!isEmulator()) return storageCall(() => signedReadUrl(pdf.file));
+  if (!isEmulator()) return storageCall(() => productionUrl(pdf.file));
   return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), pdf.file.bucket.name, pdf.storagePath, pdf.downloadToken ?? "");
 }

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SIGNED_URL_TTL_MS, emulatorDownloadUrl, signedReadUrl } from "../../src/print/documents";
+import { REUSE_SIGNED_URL_MS, SIGNED_URL_TTL_MS, emulatorDownloadUrl, reusingSignedUrls, signedReadUrl } from "../../src/print/documents";
 
 // The production path signs locally here: a service-account key made in the test, so no network
 // and no IAM. In production the same call signs through IAM signBlob instead (README, Deploying).
@@ -54,6 +54,42 @@ describe("signedReadUrl (production)", () => {
     expect(verify("RSA-SHA256", Buffer.from(stringToSign(parsed.pathname)), publicKey, signature)).toBe(true);
     expect(verify("RSA-SHA256", Buffer.from(stringToSign(parsed.pathname.replace("inspection-short", "audit-long"))), publicKey, signature)).toBe(false);
     expect(verify("RSA-SHA256", Buffer.from(stringToSign(parsed.pathname, "604800")), publicKey, signature)).toBe(false);
+  });
+});
+
+describe("reusingSignedUrls (production: print's URLs)", () => {
+  const start = Date.parse("2026-11-22T10:00:00Z");
+  let clock = start;
+  beforeAll(() => vi.useFakeTimers({ now: start, toFake: ["Date"] }));
+  afterAll(() => vi.useRealTimers());
+
+  it("signs an object's URL once and gives it again while it has more than 5 minutes left, then signs anew", async () => {
+    let signatures = 0;
+    const sign = (f: typeof file, now: number) => {
+      signatures++;
+      vi.setSystemTime(now);
+      return signedReadUrl(f, now);
+    };
+    const urlOf = reusingSignedUrls(() => clock, sign);
+    clock = start;
+    const first = await urlOf(file);
+    expect(first.expiresAt).toBe(new Date(start + SIGNED_URL_TTL_MS).toISOString());
+    // A print of the same stored PDF 9 minutes later: the same URL, which still has 6 minutes.
+    clock = start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS - 60_000;
+    expect(await urlOf(file)).toEqual(first);
+    expect(signatures).toBe(1);
+    // Another object (another instance, or another target's) is never given this URL.
+    const other = storage.bucket("example-project.appspot.com").file(objectName.replace("acme-north", "acme-south"));
+    const theirs = await urlOf(other);
+    expect(decodeURIComponent(new URL(theirs.url).pathname)).toContain("/tenants/acme-south/");
+    expect(signatures).toBe(2);
+    // With 5 minutes or less left, a new URL valid 15 minutes from then.
+    clock = start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS;
+    const renewed = await urlOf(file);
+    expect(signatures).toBe(3);
+    expect(renewed.url).not.toBe(first.url);
+    expect(renewed.expiresAt).toBe(new Date(clock + SIGNED_URL_TTL_MS).toISOString());
+    expect(new URL(renewed.url).searchParams.get("X-Goog-Date")).toBe("20261122T101000Z");
   });
 });
 

@@ -1,7 +1,5 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
-import { audit } from "../../audit";
-import { HOUR_MS } from "../../config";
+import { audit, hourlyEventId } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, previewOfInstance } from "../documents";
@@ -78,8 +76,7 @@ export const preview = defineRoute({
     const settings = effectiveSettings(access.chain, body);
     const pdf = await previewOfInstance(access, instance, settings, caller.uid, { given, templateId: body.templateId });
     // A preview is a PDF that leaves the service too: on the trail, once per user, instance and hour (an editor asks for hundreds).
-    const hour = Math.floor(Date.now() / HOUR_MS);
-    const id = createHash("sha256").update(`pdf.previewed\u0000${caller.uid}\u0000${access.path}\u0000${instance.id}\u0000${hour}`).digest("hex").slice(0, 20);
+    const id = hourlyEventId("pdf.previewed", [caller.uid, access.path, instance.id]);
     await audit(access, caller, { action: "pdf.previewed", subject: instance.id, details: { template: body.template ? "unsaved" : (body.templateId ?? "the instance's type's"), pageCount: pdf.pageCount, ...settings } }, id);
     return {
       bytes: pdf.bytes,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { audit } from "../../audit";
+import { audit, hourlyEventId } from "../../audit";
 import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { downloadUrl, objectInstance, pdfDetails, pdfOfInstance, printSource, templateSchema, templateShown } from "../documents";
@@ -51,7 +51,9 @@ export const print = defineRoute({
     const pdf = await pdfOfInstance(access, instance, await printSource(access, instance, body.templateId), effectiveSettings(access.chain, body), caller.uid);
     const { url, expiresAt } = await downloadUrl(pdf);
     // Before answering: a PDF whose URL leaves the service is on the trail, or the request fails (503).
-    await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) });
+    // A stored PDF printed again (no render, no quota) is recorded once an hour per user and PDF.
+    const id = pdf.cached ? hourlyEventId("pdf.printed", [caller.uid, pdf.storagePath]) : undefined;
+    await audit(access, caller, { action: "pdf.printed", subject: instance.id, details: pdfDetails(instance, pdf) }, id);
     return {
       message: pdf.cached ? "PDF ready (unchanged since it was last printed)." : "PDF generated.",
       data: { downloadUrl: url, expiresAt, storagePath: pdf.storagePath, sizeBytes: pdf.sizeBytes, pageCount: pdf.pageCount, cached: pdf.cached, ...shownSettings(pdf.settings), template: templateShown(pdf.template) },

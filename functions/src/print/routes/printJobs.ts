@@ -8,7 +8,7 @@ import { HttpError, badRequest, notFound } from "../../http/errors";
 import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
-import { emulatorDownloadUrl, signedReadUrl } from "../documents";
+import { emulatorDownloadUrl, REUSE_SIGNED_URL_MS, signedReadUrl } from "../documents";
 import { storageCall } from "../storageCall";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
 import { countsOf, readChunks, tally } from "../jobs/progress";
@@ -267,8 +267,6 @@ async function resultUrl(job: JobDocument, jobRef: FirebaseFirestore.DocumentRef
   await firestoreCall(() => jobRef.update({ signedUrl: signed })).catch(() => undefined);
   return signed;
 }
-
-const REUSE_SIGNED_URL_MS = 5 * 60 * 1000;
 
 /** A job takes minutes (10,000 documents: under a minute of rendering on ten instances); one active for 6 hours is stuck. */
 const STALE_JOB_MS = 6 * HOUR_MS;
