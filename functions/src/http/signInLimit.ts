@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isIPv4, isIPv6 } from "node:net";
 import type { Request } from "express";
 import { MAX_TRUSTED_PROXY_HOPS, SIGN_IN_FAILURE_LIMITS } from "../config";
 import { db, firestoreSdk } from "../firebase";
@@ -33,6 +34,28 @@ export function trustedProxyHops(value: number): number {
   throw new HttpError(503, `Password authentication is misconfigured: TRUSTED_PROXY_HOPS must be a whole number from 0 to ${MAX_TRUSTED_PROXY_HOPS} (README, Configuration); use a Bearer ID token.`);
 }
 
+/**
+ * What one client's failures are counted under: an IPv4 address as it is; an IPv6 address by its /64,
+ * the block a single subscriber or host is given (one client can take any of its 2^64 addresses, so
+ * counted one by one the limit would never hold); an IPv4-mapped IPv6 address as its IPv4 address.
+ * Anything that is not an IP address (a hop someone else wrote) is counted as it is.
+ */
+export function countedAddress(address: string): string {
+  if (isIPv4(address) || !isIPv6(address)) return address;
+  let normal: string;
+  try {
+    normal = new URL(`http://[${address}]`).hostname.slice(1, -1); // lower case, zeros compressed, an IPv4 tail in hex
+  } catch {
+    return address; // a zone id (fe80::1%eth0): not an address the internet sends
+  }
+  const [head, tail] = normal.split("::");
+  const [before, after] = [head ? head.split(":") : [], tail ? tail.split(":") : []];
+  const groups = tail === undefined ? before : [...before, ...Array<string>(8 - before.length - after.length).fill("0"), ...after];
+  const words = groups.map((g) => parseInt(g, 16));
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) return `${words[6] >> 8}.${words[6] & 0xff}.${words[7] >> 8}.${words[7] & 0xff}`;
+  return `${words.slice(0, 4).map((w) => w.toString(16)).join(":")}::/64`;
+}
+
 interface Counter {
   /** Hash of what is counted; a window's document is `signInFailures/{key}_{window}`. */
   key: string;
@@ -45,7 +68,7 @@ function counters(email: string, address: string | undefined): Counter[] {
   const { perEmail, perAddress } = SIGN_IN_FAILURE_LIMITS;
   const list = [{ key: key("email", email.trim().toLowerCase()), max: perEmail, refusal: "Too many failed sign-ins for this email" }];
   // Unknown address (the functions emulator sends none): the per-email limit alone applies.
-  if (address) list.push({ key: key("address", address), max: perAddress, refusal: "Too many failed sign-ins from this address" });
+  if (address) list.push({ key: key("address", countedAddress(address)), max: perAddress, refusal: "Too many failed sign-ins from this address" });
   return list;
 }
 

@@ -104,4 +104,19 @@ describe("failed Basic sign-ins", () => {
     // Forging the locked client as an earlier hop changes nothing for the other client either.
     await expect(refuseIfLimited(`someone-${run}@example.test`, address(other, `${client}, `))).resolves.toBeDefined();
   });
+
+  it(`counts an IPv6 client by its /64: ${perAddress} failures from as many addresses of one block lock the block, not the next one`, async () => {
+    const [a, b] = [Math.floor(Math.random() * 0xffff), Math.floor(Math.random() * 0xffff)];
+    const [block, nextBlock] = [`2001:db8:${a.toString(16)}:${b.toString(16)}`, `2001:db8:${a.toString(16)}:${(b ^ 1).toString(16)}`];
+    const run = randomUUID();
+    for (let i = 0; i < perAddress; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, perAddress - i) }, async (_, j) => {
+          await recordFailure(await refuseIfLimited(`nobody-${run}-${i + j}@example.test`, `${block}::${(i + j + 1).toString(16)}`));
+        }),
+      );
+    }
+    await expect(refuseIfLimited(`someone-${run}@example.test`, `${block}:abcd:1234:5678:9abc`)).rejects.toMatchObject({ statusCode: 429, message: expect.stringMatching(/from this address/) });
+    await expect(refuseIfLimited(`someone-${run}@example.test`, `${nextBlock}::1`)).resolves.toBeDefined();
+  });
 });

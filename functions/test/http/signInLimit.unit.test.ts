@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, trustedProxyHops } from "../../src/http/signInLimit";
+import { clientAddress, countedAddress, trustedProxyHops } from "../../src/http/signInLimit";
 
 // Which X-Forwarded-For hop is the client whose failed sign-ins are counted (src/http/signInLimit.ts).
 // Google's front end appends the address it received the request from; an external Application Load
@@ -33,6 +33,31 @@ describe("clientAddress", () => {
     expect(clientAddress(request(), 0)).toBeUndefined();
     expect(clientAddress(request(), 1)).toBeUndefined();
     expect(clientAddress(request(" , "), 1)).toBeUndefined();
+  });
+});
+
+describe("countedAddress (what a client's failures are counted under)", () => {
+  it("counts an IPv4 address as it is", () => {
+    expect(countedAddress("203.0.113.7")).toBe("203.0.113.7");
+    expect(countedAddress("203.0.113.8")).toBe("203.0.113.8");
+  });
+
+  it("counts an IPv6 address by its /64, however it is written: one client cannot spread its failures over its block", () => {
+    const block = "2001:db8:85a3:42::/64";
+    for (const address of ["2001:db8:85a3:42::1", "2001:db8:85a3:42:ffff:ffff:ffff:fffe", "2001:0DB8:85A3:0042:0000:0000:0000:0001", "2001:db8:85a3:42:1::"]) {
+      expect(countedAddress(address)).toBe(block);
+    }
+    expect(countedAddress("2001:db8:85a3:43::1")).toBe("2001:db8:85a3:43::/64");
+    expect(countedAddress("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(countedAddress("::1")).toBe("0:0:0:0::/64");
+  });
+
+  it("counts an IPv4-mapped IPv6 address as its IPv4 address, and anything else as it is", () => {
+    expect(countedAddress("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(countedAddress("::ffff:cb00:7107")).toBe("203.0.113.7");
+    expect(countedAddress("fe80::1%eth0")).toBe("fe80::1%eth0");
+    expect(countedAddress("unknown")).toBe("unknown");
+    expect(countedAddress("")).toBe("");
   });
 });
 
