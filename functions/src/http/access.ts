@@ -26,6 +26,8 @@ export interface Access {
   chain: TargetNode[];
   /** The caller's grants on the target and its ancestors (a grant applies to everything below it). */
   permissions: ReadonlySet<Permission>;
+  /** The caller's own grants node by node, as `chain` (none while their record is soft-deleted): where their authority starts. */
+  grantsByNode: readonly ReadonlySet<Permission>[];
   /** The caller holds grants here, but their own user record on a node of the chain is soft-deleted: every grant is void. */
   callerSoftDeleted?: boolean;
 }
@@ -117,7 +119,7 @@ const holdsUserRecords = (path: string) => /^(organizations|tenants)\/[^/]+$/.te
  *   same answer as on an existing target they have no grant on (no permissions: authorization's 401),
  *   so that the service is no oracle of which targets exist or belong together.
  */
-export async function resolveAccess(target: Target, uid: string, reads: readonly string[] = [], tx?: Transaction, retried = false): Promise<Resolution> {
+export async function resolveAccess(target: Target, uid: string, reads: (chainPaths: readonly string[]) => readonly string[] = () => [], tx?: Transaction, retried = false): Promise<Resolution> {
   let organizationId: string | null | undefined;
   if (target.kind === "organization") organizationId = target.organizationId;
   else if (target.kind === "tenant" || target.kind === "division") {
@@ -131,16 +133,17 @@ export async function resolveAccess(target: Target, uid: string, reads: readonly
 
   const firestore = db();
   const recordPaths = chainPaths.filter(holdsUserRecords).map((p) => `${p}/users/${uid}`);
-  const paths = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...recordPaths, ...reads];
+  const paths = [...chainPaths, ...chainPaths.map((p) => `${p}/members/${uid}`), ...recordPaths, ...reads(chainPaths)];
   const refs = paths.map((p) => firestore.doc(p));
   const snapshots = await firestoreCall(() => (tx ? tx.getAll(...refs) : firestore.getAll(...refs)));
   const n = chainPaths.length;
   const nodes = snapshots.slice(0, n);
   const softDeleted = snapshots.slice(2 * n, 2 * n + recordPaths.length).some((record) => record.get("deletedAt") != null);
+  const grantsByNode = snapshots.slice(n, 2 * n).map((s) => (softDeleted ? new Set<Permission>() : effectivePermissions([s.get("permissions") as unknown])));
   const granted = effectivePermissions(snapshots.slice(n, 2 * n).map((s) => s.get("permissions") as unknown));
   const permissions = softDeleted ? new Set<Permission>() : granted;
   const chain = nodes.map((s, i) => ({ path: chainPaths[i], data: s.data() ?? {} }));
-  const access: Access = { target, path: targetDocPath(target), chain, permissions, callerSoftDeleted: softDeleted && granted.size > 0 };
+  const access: Access = { target, path: targetDocPath(target), chain, permissions, grantsByNode, callerSoftDeleted: softDeleted && granted.size > 0 };
   const docs = snapshots.slice(2 * n + recordPaths.length);
   const unknownTarget = (): Resolution => {
     if (permissions.size === 0) return { access, docs: [] }; // authorization refuses it as it would an existing target

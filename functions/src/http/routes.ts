@@ -77,8 +77,9 @@ export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = u
    * Documents the handler needs, by path, given the target's document path and the request's valid
    * input: read in the same round trip as the target chain and the caller's grants, before
    * authorization (they reach the handler only once it has passed; an invalid request reads none).
+   * `chain`: the document paths of the target and the targets above it, root first.
    */
-  reads?(scope: ReadScope<Q, B>): string[];
+  reads?(scope: ReadScope<Q, B>, chain: readonly string[]): string[];
   /**
    * A read that cannot join that getAll (a query); the handler gets its result as `loaded`. It
    * runs once authorization has passed, or alongside the authorization read when this instance
@@ -205,7 +206,7 @@ function pipeline<Q, B, R, T extends boolean, L>(route: RouteDefinition<Q, B, R,
       invalid = error;
     }
     const scope = served && input ? { path: targetDocPath(target), ...input } : undefined;
-    const reads = route.reads && scope ? route.reads(scope) : [];
+    const reads = (chain: readonly string[]) => (route.reads && scope ? route.reads(scope, chain) : []);
     // The route's `load` starts now only for a caller this instance authorized here in the last minute.
     const authorization = `${route.method} ${route.path} ${caller.uid} ${targetDocPath(target)}`;
     const early = route.load && scope && recentlyAuthorized.get(authorization) ? started(() => route.load!(scope)) : undefined;

@@ -1,7 +1,7 @@
 import { Timestamp } from "firebase-admin/firestore";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, idTokenFor } from "../helpers";
-import { apiUrl, freshUid, putUserRecord, readDoc } from "./fixtures";
+import { apiUrl, firestore, freshTenantAdmin, freshUid, putUserRecord, readDoc } from "./fixtures";
 
 describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/:userId", () => {
   let admin: string;
@@ -80,6 +80,28 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
   function deleteCase(uid: string) {
     return softDelete("/tenant/acme-north", uid);
   }
+
+  // A deleted record voids its user's grants below it: a tenant's ADMIN cannot do that to an
+  // organization's ADMIN (who could not be restored by them), while an organization's ADMIN can.
+  it("refuses (401) a tenant ADMIN deleting an ADMIN of the organization above; an organization ADMIN may", async () => {
+    const uid = freshUid("org-admin");
+    await putUserRecord("tenants/acme-north", uid);
+    await firestore().doc(`organizations/acme/members/${uid}`).set({ permissions: ["ADMIN"] });
+    const tenantAdmin = await freshTenantAdmin("tenant-admin");
+    const tenantAdminToken = await idTokenFor(tenantAdmin.email, tenantAdmin.password);
+    const refused = await softDelete("/tenant/acme-north", uid, tenantAdminToken);
+    expect([refused.status, refused.json.message]).toEqual([401, `User '${uid}' is an ADMIN of organizations/acme, above the targets you are ADMIN of: only an ADMIN there can delete them.`]);
+    expect((await readDoc(`tenants/acme-north/users/${uid}`))!.deletedAt).toBeNull();
+    // A tenant-level ADMIN or a plain user of the tenant is theirs to delete; the organization's ADMIN may delete either.
+    const peer = freshUid("peer");
+    await putUserRecord("tenants/acme-north", peer);
+    await firestore().doc(`tenants/acme-north/members/${peer}`).set({ permissions: ["ADMIN"] });
+    await firestore().doc(`organizations/acme/members/${peer}`).set({ permissions: ["READ"] });
+    expect((await softDelete("/tenant/acme-north", peer, tenantAdminToken)).status).toBe(200);
+    const orgAdmin = await idTokenFor("org-admin@acme.test");
+    expect((await softDelete("/organization/acme/tenant/acme-north", uid, orgAdmin)).status).toBe(200);
+    expect((await readDoc(`tenants/acme-north/users/${uid}`))!.deletedAt).toBeInstanceOf(Timestamp);
+  });
 
   it("needs ADMIN: MANAGE_PEOPLE is refused with 401 and nothing changes", async () => {
     const uid = freshUid("deleted");

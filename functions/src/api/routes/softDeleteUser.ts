@@ -1,5 +1,6 @@
 import { auditInTransaction } from "../../audit";
-import { badRequest } from "../../http/errors";
+import { effectivePermissions } from "../../http/access";
+import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
 
@@ -14,12 +15,23 @@ export const softDeleteUser = defineRoute({
   anyOf: ["ADMIN"],
   feature: "PEOPLE_MANAGEMENT",
   targets: USER_TARGETS,
-  reads: (scope) => [userRecord(scope)],
+  // The record, and the user's grants on every node of the chain (where their authority starts).
+  reads: (scope, chain) => [userRecord(scope), ...chain.map((node) => `${node}/members/${scope.params.userId}`)],
   transactional: true,
   response: { status: 200, description: "The user is soft-deleted.", schema: doneSchema(200) },
-  errors: { 400: "The user has no record in this target, is already deleted, or is the caller (also: invalid ids)." },
-  async handle({ access, caller, params: { userId }, docs: [record], tx }) {
+  errors: {
+    400: "The user has no record in this target, is already deleted, or is the caller (also: invalid ids).",
+    401: "Missing or invalid credentials, a missing permission or feature flag, or the user is an ADMIN of a target above every target the caller is ADMIN of (the message names it).",
+  },
+  async handle({ access, caller, params: { userId }, docs: [record, ...userGrants], tx }) {
     if (userId === caller.uid) throw badRequest(`User '${userId}' cannot be deleted by themselves: ask another administrator.`);
+    // A deleted record voids every grant of its user below it: a tenant's ADMIN must not void the grants
+    // of an organization's ADMIN there, whom they could then not be restored by (privilege inversion).
+    const callerFrom = access.grantsByNode.findIndex((grants) => grants.has("ADMIN"));
+    const userFrom = userGrants.findIndex((grants) => effectivePermissions([grants.get("permissions")]).has("ADMIN"));
+    if (userFrom >= 0 && userFrom < callerFrom) {
+      throw new HttpError(401, `User '${userId}' is an ADMIN of ${access.chain[userFrom].path}, above the targets you are ADMIN of: only an ADMIN there can delete them.`);
+    }
     if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
     if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
     tx.update(record.ref, changedBy(caller.uid, "deleted"));
