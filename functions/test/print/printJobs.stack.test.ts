@@ -356,6 +356,18 @@ describe("print jobs", () => {
     expect(trail.json.data.map((e: { action: string }) => e.action)).toEqual(["print_job.cancelled", "print_job.created"]);
   }, 120_000);
 
+  it("lets only the job's creator or an ADMIN of the target cancel it: another user with a print permission gets 401 and nothing changes", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
+    expect(started.status, started.text).toBe(202);
+    const { jobId } = started.json.data;
+    const other = await idTokenFor("north-objects@acme.test"); // MANAGE_OBJECTS: may print, start and read jobs
+    const refused = await cancelJob(other, jobId);
+    expect([refused.status, refused.json.message]).toEqual([401, "Only the user who started this print job, or an ADMIN of the target, can cancel it."]);
+    expect((await firestore().doc(`tenants/acme-north/printJobs/${jobId}`).get()).get("status")).not.toBe("cancelled");
+    const byAdmin = await cancelJob(await idTokenFor("north-admin@acme.test"), jobId);
+    expect([byAdmin.status, byAdmin.json.data?.status]).toEqual([200, "cancelled"]);
+  }, 60_000);
+
   // A cancel commits the job's status first and writes its counts just after: a second cancel or a
   // reading in between answers the chunks' sums, not null or 0. The moment is made here by taking a
   // finished job's counts away and marking it cancelled.

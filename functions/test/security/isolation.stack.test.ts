@@ -188,6 +188,11 @@ interface MatrixRoute {
    * replaces the logo setting) share a lane: their cases run one after another.
    */
   lane?: string;
+  /**
+   * A rule of the handler beyond the route's permissions: on the prepared state (which no caller of
+   * the matrix made), only these permissions succeed; the others get a 401 matching `message`.
+   */
+  handlerAllows?: { anyOf: readonly Permission[]; message: RegExp };
   /** The answer may name targets below the requested one (an audit trail includes them). */
   seesBelow?: boolean;
   /** Before the cases of a form: puts the state a success needs. */
@@ -390,6 +395,8 @@ const ROUTES: MatrixRoute[] = [
     method: "POST",
     suffix: `/print-jobs/iso-cancel-${r}/cancel`,
     anyOf: ["READ", "MANAGE_FORM", "MANAGE_OBJECTS", "ADMIN"],
+    // A job is its creator's or an ADMIN's to cancel (printJobs.stack.test.ts: its creator may).
+    handlerAllows: { anyOf: ["ADMIN"], message: /^Only the user who started this print job, or an ADMIN of the target, can cancel it\.$/ },
     success: 200,
     prepare: async (node) => void (await db().doc(`${node.path}/printJobs/iso-cancel-${r}`).set({ status: "queued", active: true, total: 1, chunks: 0, output: "zip", createdAt: Timestamp.now() })),
     async verify(res, node) {
@@ -589,6 +596,7 @@ function expected(route: MatrixRoute, node: NodeKey, caller: Caller, flag: FlagS
   if (!route.anyOf.some((p) => held.has(p))) return { status: 401, message: /needs (the [A-Z_]+ permission|one of the permissions [A-Z_, ]+) on the target/ };
   if (route.feature && !featureOn(node, flag, route.feature)) return { status: 401, message: new RegExp(`needs the ${route.feature} feature`) };
   if (route.kinds && !route.kinds.includes(NODES[node].kind)) return { status: 400, message: /serves organization and tenant targets only/ };
+  if (route.handlerAllows && !route.handlerAllows.anyOf.some((p) => held.has(p))) return { status: 401, message: route.handlerAllows.message };
   return { status: route.success };
 }
 

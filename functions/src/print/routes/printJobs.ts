@@ -356,6 +356,7 @@ export const listPrintJobs = defineRoute({
 /**
  * Issue 34: cancels a job that has not ended. It ends `cancelled` at once, with the documents done so
  * far counted and no result; chunks running check between documents and stop, and none starts after it.
+ * Only the job's creator or an ADMIN of the target may (second security review, finding 4).
  */
 export const cancelPrintJob = defineRoute({
   method: "post",
@@ -365,10 +366,18 @@ export const cancelPrintJob = defineRoute({
   reads: jobOfPath,
   transactional: true,
   response: { status: 200, description: "The job, cancelled (or as it was, if it had been cancelled before).", schema: z.strictObject({ message: z.string(), data: jobSummarySchema }) },
-  errors: { 404: "No such print job in this target.", 409: "The job has ended (succeeded, completed with failures or failed): there is nothing to cancel." },
+  errors: {
+    401: "Missing or invalid credentials, a missing permission, or the caller neither started the job nor is an ADMIN of the target (the message names it).",
+    404: "No such print job in this target.",
+    409: "The job has ended (succeeded, completed with failures or failed): there is nothing to cancel.",
+  },
   async handle({ access, caller, params: { jobId }, docs: [jobSnap], tx, afterCommit }) {
     if (!jobSnap.exists) throw notFound(`Print job '${jobId}' does not exist in this target.`);
     const job = jobSnap.data() as JobDocument;
+    // Every print permission may start and read jobs; stopping one is its owner's or an ADMIN's.
+    if (job.createdBy !== caller.uid && !access.permissions.has("ADMIN")) {
+      throw new HttpError(401, "Only the user who started this print job, or an ADMIN of the target, can cancel it.");
+    }
     if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, { ...job, ...(await countsOf(access.path, jobId, job)) }) };
     if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
     const { Timestamp } = firestoreSdk();
