@@ -57,6 +57,9 @@ export function isPublicAddress(address: string): boolean {
 /** Names that mean a machine of the network the service runs in, whatever DNS says: the metadata server (metadata.google.internal, metadata), localhost. */
 const LOCAL_NAME = /(^|\.)(localhost|internal|local|localdomain|home\.arpa)$/;
 
+/** Ports a webhook may name (the URL parser leaves 443, https's default, out of `url.port`). */
+export const WEBHOOK_PORTS: readonly string[] = ["443", "8443"];
+
 /** Longest URL accepted: receivers' URLs are short; a long one is a mistake or an attack. */
 export const MAX_WEBHOOK_URL = 2048;
 
@@ -74,7 +77,7 @@ export function newWebhookUrlProblem(raw: string, emulator: boolean): string | u
 /**
  * Why `raw` cannot be a webhook URL, or undefined if it can (its host's addresses are checked when
  * it is resolved). `https` only, with a public host: not an address of the ranges above, not a
- * local name, no user name or password. The emulator also takes `http://127.0.0.1:<port>`, so that
+ * local name, no user name or password, on port 443 or 8443. The emulator also takes `http://127.0.0.1:<port>`, so that
  * tests can run a receiver.
  */
 export function webhookUrlProblem(raw: string, emulator: boolean): string | undefined {
@@ -88,6 +91,9 @@ export function webhookUrlProblem(raw: string, emulator: boolean): string | unde
   if (emulator && url.protocol === "http:" && url.hostname === "127.0.0.1" && url.port !== "") return undefined;
   if (url.protocol !== "https:") return emulator ? "must be an https URL (or, on the emulator, http://127.0.0.1:<port>)" : "must be an https URL";
   if (url.username !== "" || url.password !== "") return "must not hold a user name or password";
+  // A job's webhook result (refused, timed out) is shown to every reader of the job: on any port, the
+  // service would tell them which ports of any public host answer. Receivers listen on HTTPS ports.
+  if (url.port !== "" && !WEBHOOK_PORTS.includes(url.port)) return `must use the https port 443 or one of ${WEBHOOK_PORTS.filter((p) => p !== "443").join(", ")}`;
   // The URL parser writes IPv6 hosts in brackets, and IPv4 in any notation (0x7f.1, 2130706433) as dotted decimal.
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
   if (isIP(host) !== 0) return isPublicAddress(host) ? undefined : "must not name a loopback, private, link-local or other non-public address";

@@ -91,6 +91,10 @@ describe("webhookUrlProblem", () => {
     ["https://router.home.arpa/", /local or internal name/],
     [`https://hooks.example.com/${"x".repeat(MAX_WEBHOOK_URL)}`, /at most/],
     ["http://127.0.0.1:8080/hook", /https/],
+    // Other ports: the job's delivery result would tell its readers which ports of a host answer.
+    ["https://hooks.example.com:22/x", /must use the https port 443 or one of 8443/],
+    ["https://hooks.example.com:8080/x", /port 443/],
+    ["https://8.8.8.8:53/hook", /port 443/],
   ])("refuses %s in production", (url, reason) => {
     expect(webhookUrlProblem(url, false)).toMatch(reason);
     expect(newWebhookUrlProblem(url, false)).toMatch(reason);
@@ -113,7 +117,7 @@ describe("webhookUrlProblem", () => {
     expect(newWebhookUrlProblem("https://hooks.example.com/x", false)).toBeUndefined();
   });
 
-  it.each(["https://hooks.example.com/print?token=abc", "https://hooks.example.com:8443/x", "https://8.8.8.8/hook", "https://[2001:4860:4860::8888]/hook", "https://hooks.example.com./x"])("accepts %s in production", (url) => {
+  it.each(["https://hooks.example.com/print?token=abc", "https://hooks.example.com:8443/x", "https://hooks.example.com:443/x", "https://8.8.8.8/hook", "https://[2001:4860:4860::8888]/hook", "https://hooks.example.com./x"])("accepts %s in production", (url) => {
     expect(webhookUrlProblem(url, false)).toBeUndefined();
   });
 
