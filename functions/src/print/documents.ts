@@ -406,24 +406,33 @@ export async function signedReadUrl(file: File, now = Date.now()): Promise<Downl
   return { url, expiresAt: new Date(expires).toISOString() };
 }
 
-/** A signed URL is given again while it has this much left of its SIGNED_URL_TTL_MS (print jobs keep theirs alike). */
+/** A signed URL is given again while it has this much left of its SIGNED_URL_TTL_MS (print's and print jobs' alike). */
 export const REUSE_SIGNED_URL_MS = 5 * 60 * 1000;
 
+/** Whether a signed URL may be given again at `now`: it has more than REUSE_SIGNED_URL_MS left. */
+export const reusable = (url: DownloadUrl | undefined, now: number): url is DownloadUrl =>
+  typeof url?.expiresAt === "string" && Date.parse(url.expiresAt) - now > REUSE_SIGNED_URL_MS;
+
 /**
- * signedReadUrl, each object's URL signed once and given again while it has more than
- * REUSE_SIGNED_URL_MS left (per instance). Each signature is an IAM signBlob call: a PDF printed
- * again, which costs no render, would otherwise spend one per request of the project's quota, which
- * every tenant's prints and job downloads share. Only the same object's URL is given again (the
+ * signedReadUrl, each object's URL signed once and given again while it is reusable (per instance;
+ * requests that miss at once share one signature). Each signature is an IAM signBlob call: a PDF
+ * printed again, which costs no render, would otherwise spend one per request of the project's quota,
+ * which every tenant's prints and job downloads share. Only the same object's URL is given again (the
  * object's name holds its target), so nobody gets a URL they could not have asked for.
  */
 export function reusingSignedUrls(now: () => number = Date.now, sign: (file: File, now: number) => Promise<DownloadUrl> = signedReadUrl) {
-  const signed = new TtlCache<DownloadUrl>(SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS, 1_000, now);
+  const signed = new TtlCache<Promise<DownloadUrl>>(SIGNED_URL_TTL_MS, 1_000, now);
   return async (file: File): Promise<DownloadUrl> => {
     const kept = signed.get(file.name);
-    if (kept) return kept;
-    const url = await sign(file, now());
-    signed.set(file.name, url);
-    return url;
+    if (kept) {
+      const url = await kept;
+      if (reusable(url, now())) return url;
+    }
+    const signing = sign(file, now());
+    signed.set(file.name, signing);
+    // A failed signature is not kept: the next request signs again.
+    signing.catch(() => signed.get(file.name) === signing && signed.delete(file.name));
+    return signing;
   };
 }
 const productionUrl = reusingSignedUrls();

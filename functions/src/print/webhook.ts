@@ -27,15 +27,18 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 /**
  * The webhook URL a target's jobs post to: the nearest target on the chain whose settings set
  * `jobWebhookUrl` (null there: none, whatever is set above), and that target, whose secret signs.
- * A stored URL the policy refuses (an emulator's URL in production) is skipped and logged.
+ * A stored URL the policy refuses (an emulator's URL in production, a port allowed no more) is
+ * logged and means none: the target set its own receiver, and its jobs' news must not go to the
+ * receiver of a target above it, signed with that target's secret.
  */
 export function resolveJobWebhookUrl(chain: readonly TargetNode[]): { url: string | null; source: string } {
   for (let i = chain.length - 1; i >= 0; i--) {
     const { path, data } = chain[i];
     const stored = (data.print as Record<string, unknown> | undefined)?.jobWebhookUrl;
-    if (stored === null) return { url: null, source: path };
+    if (stored === undefined) continue;
     if (typeof stored === "string" && webhookUrlProblem(stored, isEmulator()) === undefined) return { url: stored, source: path };
-    if (stored !== undefined) logs.unusablePrintSetting(path, "jobWebhookUrl");
+    if (stored !== null) logs.unusablePrintSetting(path, "jobWebhookUrl");
+    return { url: null, source: path };
   }
   return { url: null, source: "default" };
 }

@@ -93,7 +93,7 @@ export function webhookUrlProblem(raw: string, emulator: boolean): string | unde
   if (url.username !== "" || url.password !== "") return "must not hold a user name or password";
   // A job's webhook result (refused, timed out) is shown to every reader of the job: on any port, the
   // service would tell them which ports of any public host answer. Receivers listen on HTTPS ports.
-  if (url.port !== "" && !WEBHOOK_PORTS.includes(url.port)) return `must use the https port 443 or one of ${WEBHOOK_PORTS.filter((p) => p !== "443").join(", ")}`;
+  if (url.port !== "" && !WEBHOOK_PORTS.includes(url.port)) return `must use port ${WEBHOOK_PORTS.join(" or ")}`;
   // The URL parser writes IPv6 hosts in brackets, and IPv4 in any notation (0x7f.1, 2130706433) as dotted decimal.
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
   if (isIP(host) !== 0) return isPublicAddress(host) ? undefined : "must not name a loopback, private, link-local or other non-public address";

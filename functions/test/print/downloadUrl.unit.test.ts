@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { REUSE_SIGNED_URL_MS, SIGNED_URL_TTL_MS, emulatorDownloadUrl, reusingSignedUrls, signedReadUrl } from "../../src/print/documents";
+import { REUSE_SIGNED_URL_MS, SIGNED_URL_TTL_MS, emulatorDownloadUrl, reusable, reusingSignedUrls, signedReadUrl } from "../../src/print/documents";
 
 // The production path signs locally here: a service-account key made in the test, so no network
 // and no IAM. In production the same call signs through IAM signBlob instead (README, Deploying).
@@ -65,17 +65,22 @@ describe("reusingSignedUrls (production: print's URLs)", () => {
 
   it("signs an object's URL once and gives it again while it has more than 5 minutes left, then signs anew", async () => {
     let signatures = 0;
-    const sign = (f: typeof file, now: number) => {
+    const sign = async (f: typeof file, now: number) => {
       signatures++;
       vi.setSystemTime(now);
-      return signedReadUrl(f, now);
+      const url = await signedReadUrl(f, now);
+      clock += 30_000; // signing takes time (an IAM call): what is reused is measured from the URL's own expiry
+      return url;
     };
     const urlOf = reusingSignedUrls(() => clock, sign);
     clock = start;
-    const first = await urlOf(file);
+    // Requests that miss at once share one signature.
+    const [first, same] = await Promise.all([urlOf(file), urlOf(file)]);
+    expect(same).toEqual(first);
+    expect(signatures).toBe(1);
     expect(first.expiresAt).toBe(new Date(start + SIGNED_URL_TTL_MS).toISOString());
-    // A print of the same stored PDF 9 minutes later: the same URL, which still has 6 minutes.
-    clock = start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS - 60_000;
+    // A print of the same stored PDF just over 9 minutes later: the same URL, which still has more than 5 minutes.
+    clock = start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS - 1;
     expect(await urlOf(file)).toEqual(first);
     expect(signatures).toBe(1);
     // Another object (another instance, or another target's) is never given this URL.
@@ -88,8 +93,29 @@ describe("reusingSignedUrls (production: print's URLs)", () => {
     const renewed = await urlOf(file);
     expect(signatures).toBe(3);
     expect(renewed.url).not.toBe(first.url);
-    expect(renewed.expiresAt).toBe(new Date(clock + SIGNED_URL_TTL_MS).toISOString());
+    expect(renewed.expiresAt).toBe(new Date(start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS + SIGNED_URL_TTL_MS).toISOString());
     expect(new URL(renewed.url).searchParams.get("X-Goog-Date")).toBe("20261122T101000Z");
+  });
+
+  it("keeps no failed signature: the next request signs again", async () => {
+    let calls = 0;
+    const urlOf = reusingSignedUrls(() => start, async (f, now) => {
+      calls++;
+      if (calls === 1) throw new Error("signBlob unavailable");
+      vi.setSystemTime(now);
+      return signedReadUrl(f, now);
+    });
+    await expect(urlOf(file)).rejects.toThrow("signBlob unavailable");
+    expect((await urlOf(file)).expiresAt).toBe(new Date(start + SIGNED_URL_TTL_MS).toISOString());
+    expect(calls).toBe(2);
+  });
+
+  it("reusable: more than 5 minutes left, never the emulator's URL without expiry", () => {
+    const url = { url: "https://storage.googleapis.com/b/o", expiresAt: new Date(start + SIGNED_URL_TTL_MS).toISOString() };
+    expect(reusable(url, start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS - 1)).toBe(true);
+    expect(reusable(url, start + SIGNED_URL_TTL_MS - REUSE_SIGNED_URL_MS)).toBe(false);
+    expect(reusable({ url: "http://127.0.0.1:9199/x", expiresAt: null }, start)).toBe(false);
+    expect(reusable(undefined, start)).toBe(false);
   });
 });
 

@@ -2,7 +2,25 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkedAddress, deliveryError, newWebhookSecret, postTo, postWebhook, webhookHeaders, WebhookUrlRefused } from "../../src/print/webhook";
+import { checkedAddress, deliveryError, newWebhookSecret, postTo, postWebhook, resolveJobWebhookUrl, webhookHeaders, WebhookUrlRefused } from "../../src/print/webhook";
+
+describe("resolveJobWebhookUrl (the receiver of a target's jobs)", () => {
+  const node = (path: string, jobWebhookUrl?: string | null) => ({ path, data: jobWebhookUrl === undefined ? {} : { print: { jobWebhookUrl } } });
+  const org = node("organizations/o", "https://hooks.example.com/org");
+
+  it("is the nearest target's that sets one; null there means none, whatever is above", () => {
+    expect(resolveJobWebhookUrl([org, node("tenants/t")])).toEqual({ url: "https://hooks.example.com/org", source: "organizations/o" });
+    expect(resolveJobWebhookUrl([org, node("tenants/t", "https://hooks.example.com:8443/t")])).toEqual({ url: "https://hooks.example.com:8443/t", source: "tenants/t" });
+    expect(resolveJobWebhookUrl([org, node("tenants/t", null)])).toEqual({ url: null, source: "tenants/t" });
+    expect(resolveJobWebhookUrl([node("tenants/t")])).toEqual({ url: null, source: "default" });
+  });
+
+  it("is none when the nearest stored URL is one the rules refuse now (a port allowed before): never the receiver above", () => {
+    for (const stored of ["https://hooks.example.com:9443/t", "http://127.0.0.1:8080/t", 42]) {
+      expect(resolveJobWebhookUrl([org, { path: "tenants/t", data: { print: { jobWebhookUrl: stored } } }])).toEqual({ url: null, source: "tenants/t" });
+    }
+  });
+});
 
 describe("webhook signatures", () => {
   const body = JSON.stringify({ type: "print_job.finished", data: { jobId: "j1" } });

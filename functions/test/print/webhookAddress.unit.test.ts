@@ -92,7 +92,7 @@ describe("webhookUrlProblem", () => {
     [`https://hooks.example.com/${"x".repeat(MAX_WEBHOOK_URL)}`, /at most/],
     ["http://127.0.0.1:8080/hook", /https/],
     // Other ports: the job's delivery result would tell its readers which ports of a host answer.
-    ["https://hooks.example.com:22/x", /must use the https port 443 or one of 8443/],
+    ["https://hooks.example.com:22/x", /^must use port 443 or 8443$/],
     ["https://hooks.example.com:8080/x", /port 443/],
     ["https://8.8.8.8:53/hook", /port 443/],
   ])("refuses %s in production", (url, reason) => {

@@ -25,15 +25,17 @@ export const softDeleteUser = defineRoute({
   },
   async handle({ access, caller, params: { userId }, docs: [record, ...userGrants], tx }) {
     if (userId === caller.uid) throw badRequest(`User '${userId}' cannot be deleted by themselves: ask another administrator.`);
+    if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
+    if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
     // A deleted record voids every grant of its user below it: a tenant's ADMIN must not void the grants
     // of an organization's ADMIN there, whom they could then not be restored by (privilege inversion).
+    // (After the checks above: it tells nothing about a uid with no record here.)
     const callerFrom = access.grantsByNode.findIndex((grants) => grants.has("ADMIN"));
     const userFrom = userGrants.findIndex((grants) => effectivePermissions([grants.get("permissions")]).has("ADMIN"));
+    if (callerFrom < 0) throw new HttpError(401, "Deleting a user needs the ADMIN permission on the target."); // authorize's rule, kept here too
     if (userFrom >= 0 && userFrom < callerFrom) {
       throw new HttpError(401, `User '${userId}' is an ADMIN of ${access.chain[userFrom].path}, above the targets you are ADMIN of: only an ADMIN there can delete them.`);
     }
-    if (!record.exists) throw badRequest(`User '${userId}' cannot be deleted: there is no record of them in this target.`);
-    if (isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be deleted: they are already deleted.`);
     tx.update(record.ref, changedBy(caller.uid, "deleted"));
     auditInTransaction(tx, access, caller, { action: "user.deleted", subject: userId });
     return { statusCode: 200 as const, data: true as const, message: `User '${userId}' deleted.` };

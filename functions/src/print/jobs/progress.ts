@@ -39,3 +39,8 @@ export async function countsOf(target: string, jobId: string, job: Pick<JobDocum
   if (job.done !== undefined) return { done: job.done, failed: job.failed ?? 0 };
   return progressOf(target, jobId);
 }
+
+/** The job with its counts as countsOf finds them (a cancelled job's, while they are being written). */
+export async function withCounts<J extends Pick<JobDocument, "done" | "failed">>(target: string, jobId: string, job: J): Promise<J> {
+  return { ...job, ...(await countsOf(target, jobId, job)) };
+}

@@ -8,10 +8,10 @@ import { HttpError, badRequest, notFound } from "../../http/errors";
 import { defineRoute, type ReadScope } from "../../http/routes";
 import { decodePageToken, pageOf } from "../../http/pageToken";
 import { idField, intParam } from "../../http/validation";
-import { emulatorDownloadUrl, REUSE_SIGNED_URL_MS, signedReadUrl } from "../documents";
+import { emulatorDownloadUrl, reusable, signedReadUrl } from "../documents";
 import { storageCall } from "../storageCall";
 import { chunkPath, FINAL_STATUSES, JOB_OUTPUTS, JOB_RETENTION_MS, JOB_STATUSES, jobPath, jobWebhookPath, PRINT_JOB_LIMITS, type ChunkDocument, type JobDocument } from "../jobs/model";
-import { countsOf, readChunks, tally } from "../jobs/progress";
+import { countsOf, readChunks, tally, withCounts } from "../jobs/progress";
 import { enqueueJobTasks } from "../jobs/queue";
 import { overdue, reapJob } from "../jobs/reaper";
 import * as logs from "../../logs";
@@ -255,13 +255,13 @@ const webhookOf = ({ attempts, lastStatus, lastError, deliveredAt, failedAt }: N
 
 /**
  * The output's URL: the emulator's download-token URL, or a URL signed for 15 minutes, signed once and
- * reused while it has more than 5 minutes left (each signature is an IAM signBlob call).
+ * kept on the job while it is reusable (each signature is an IAM signBlob call; polls come from anywhere).
  */
 async function resultUrl(job: JobDocument, jobRef: FirebaseFirestore.DocumentReference, now = Date.now()) {
   const result = job.result!;
   const file = defaultBucket().file(result.storagePath);
   if (isEmulator()) return emulatorDownloadUrl(String(process.env.FIREBASE_STORAGE_EMULATOR_HOST), file.bucket.name, result.storagePath, result.downloadToken ?? "");
-  if (job.signedUrl && Date.parse(job.signedUrl.expiresAt) - now > REUSE_SIGNED_URL_MS) return job.signedUrl;
+  if (reusable(job.signedUrl, now)) return job.signedUrl;
   const signed = await storageCall(() => signedReadUrl(file, now));
   // Kept for the next poll; a failure to keep it costs only the next poll a signature.
   await firestoreCall(() => jobRef.update({ signedUrl: signed })).catch(() => undefined);
@@ -344,10 +344,9 @@ export const listPrintJobs = defineRoute({
   },
   async handle({ access, query, loaded: page }) {
     const { docs, nextPageToken } = pageOf(page, query.limit, "createdAt", listKey(access.path));
-    // An ended job whose counts are not yet written (a cancel's moment between its two writes) is
-    // counted from its chunks, as GET counts it; a running one stays null (one aggregation per job).
-    const counted = async (jobId: string, job: JobDocument) =>
-      FINAL_STATUSES.includes(job.status) && job.done === undefined ? { ...job, ...(await countsOf(access.path, jobId, job)) } : job;
+    // A cancelled job whose counts are not yet written (the moment between a cancel's two writes) is
+    // counted from its chunks, as GET counts it; if that fails, or the job runs, the list says null.
+    const counted = (jobId: string, job: JobDocument) => (job.status === "cancelled" ? withCounts(access.path, jobId, job).catch(() => job) : job);
     const data = await Promise.all(docs.map(async (doc) => summary(doc.id, await counted(doc.id, doc.data() as JobDocument))));
     return { message: `${docs.length} print job(s).`, data, nextPageToken };
   },
@@ -378,7 +377,7 @@ export const cancelPrintJob = defineRoute({
     if (job.createdBy !== caller.uid && !access.permissions.has("ADMIN")) {
       throw new HttpError(401, "Only the user who started this print job, or an ADMIN of the target, can cancel it.");
     }
-    if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, { ...job, ...(await countsOf(access.path, jobId, job)) }) };
+    if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, await withCounts(access.path, jobId, job)) };
     if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
     const { Timestamp } = firestoreSdk();
     // The transaction reads the job alone: a job's chunks are written by its running tasks, and reading
