@@ -152,7 +152,7 @@ export const createPrintJob = defineRoute({
         await enqueueJobTasks(Array.from({ length: Math.min(chunks, PRINT_JOB_LIMITS.chunksInFlight) }, (_, chunk) => ({ target: access.path, jobId, chunk })));
       } catch (error) {
         // A job whose tasks could not all be enqueued never runs: its key is retried as is, else it is marked failed.
-        if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", active: false, finishedAt: Timestamp.now() })).catch(() => undefined);
+        if (key === undefined) await firestoreCall(() => jobRef.update({ status: "failed", active: false, done: 0, failed: 0, finishedAt: Timestamp.now() })).catch(() => undefined);
         throw error;
       }
     }
