@@ -1,6 +1,6 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
-import type { Access } from "../http/access";
+import { effectivePermissions, type Access, type Permission } from "../http/access";
 import { notFound } from "../http/errors";
 import type { ReadScope } from "../http/routes";
 import { firestoreSdk } from "../firebase";
@@ -44,3 +44,9 @@ export const noRecord = (uid: string) => notFound(`User '${uid}' has no record i
 
 /** The audit fields of a change made by `uid` now. */
 export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`${prefix}At`]: firestoreSdk().FieldValue.serverTimestamp(), [`${prefix}By`]: uid });
+
+/** Where on the chain (root first) a user's ADMIN starts: the first target whose grants hold it; -1 for none. */
+export const adminFrom = (grantsByNode: readonly ReadonlySet<Permission>[]): number => grantsByNode.findIndex((grants) => grants.has("ADMIN"));
+
+/** A user's grants on each target, from their members documents there (as `Access.grantsByNode`). */
+export const grantsOf = (members: readonly DocumentSnapshot[]): ReadonlySet<Permission>[] => members.map((member) => effectivePermissions([member.get("permissions")]));

@@ -83,7 +83,7 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
 
   // A deleted record voids its user's grants below it: a tenant's ADMIN cannot do that to an
   // organization's ADMIN (who could not be restored by them), while an organization's ADMIN can.
-  it("refuses (401) a tenant ADMIN deleting an ADMIN of the organization above; an organization ADMIN may", async () => {
+  it("refuses (401) a tenant ADMIN deleting an ADMIN of the organization above, or restoring a user that ADMIN deleted; an organization ADMIN may", async () => {
     const uid = freshUid("org-admin");
     await putUserRecord("tenants/acme-north", uid);
     await firestore().doc(`organizations/acme/members/${uid}`).set({ permissions: ["ADMIN"] });
@@ -101,6 +101,17 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
     const orgAdmin = await idTokenFor("org-admin@acme.test");
     expect((await softDelete("/organization/acme/tenant/acme-north", uid, orgAdmin)).status).toBe(200);
     expect((await readDoc(`tenants/acme-north/users/${uid}`))!.deletedAt).toBeInstanceOf(Timestamp);
+    // Nor does a tenant's ADMIN undo what an organization's ADMIN decided there; a peer's delete they may.
+    const plain = freshUid("plain");
+    await putUserRecord("tenants/acme-north", plain);
+    expect((await softDelete("/organization/acme/tenant/acme-north", plain, orgAdmin)).status).toBe(200);
+    const undo = await restore("/tenant/acme-north", plain, tenantAdminToken);
+    expect([undo.status, undo.json.message]).toEqual([401, `User '${plain}' was deleted by an ADMIN of organizations/acme, above the targets you are ADMIN of: only an ADMIN there can restore them.`]);
+    expect((await readDoc(`tenants/acme-north/users/${plain}`))!.deletedBy).toBe("org-admin");
+    expect((await restore("/tenant/acme-north", peer, tenantAdminToken)).status).toBe(201); // deleted by the caller
+    expect((await softDelete("/tenant/acme-north", peer, await idTokenFor("north-admin@acme.test"))).status).toBe(200);
+    expect((await restore("/tenant/acme-north", peer, tenantAdminToken)).status).toBe(201); // deleted by a tenant peer
+    expect((await restore("/organization/acme/tenant/acme-north", plain, orgAdmin)).status).toBe(201);
   });
 
   it("needs ADMIN: MANAGE_PEOPLE is refused with 401 and nothing changes", async () => {

@@ -1,8 +1,7 @@
 import { auditInTransaction } from "../../audit";
-import { effectivePermissions } from "../../http/access";
 import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
+import { USER_TARGETS, adminFrom, changedBy, doneSchema, grantsOf, isSoftDeleted, userRecord } from "../users";
 
 /**
  * The soft delete that restore undoes (SPEC.md leaves it outside; the product needs it). The
@@ -30,8 +29,8 @@ export const softDeleteUser = defineRoute({
     // A deleted record voids every grant of its user below it: a tenant's ADMIN must not void the grants
     // of an organization's ADMIN there, whom they could then not be restored by (privilege inversion).
     // (After the checks above: it tells nothing about a uid with no record here.)
-    const callerFrom = access.grantsByNode.findIndex((grants) => grants.has("ADMIN"));
-    const userFrom = userGrants.findIndex((grants) => effectivePermissions([grants.get("permissions")]).has("ADMIN"));
+    const callerFrom = adminFrom(access.grantsByNode);
+    const userFrom = adminFrom(grantsOf(userGrants));
     if (callerFrom < 0) throw new HttpError(401, "Deleting a user needs the ADMIN permission on the target."); // authorize's rule, kept here too
     if (userFrom >= 0 && userFrom < callerFrom) {
       throw new HttpError(401, `User '${userId}' is an ADMIN of ${access.chain[userFrom].path}, above the targets you are ADMIN of: only an ADMIN there can delete them.`);
