@@ -144,8 +144,9 @@ describe("Firestore indexes and TTL policies (firestore.indexes.json, wired in f
     expect(shapes.sort()).toEqual(["action,at,__name__", "action,subject,at,__name__", "subject,at,__name__"]);
     // A print job's filter: objectTypeName == and a range on updatedAt, ordered by updatedAt and id (without objectTypeName, single-field indexes serve it).
     expect(spec.indexes.filter((i) => i.collectionGroup === "objectInstances").map((i) => i.fields.map((f) => f.fieldPath).join(","))).toEqual(["objectTypeName,updatedAt,__name__"]);
-    // The print-job reaper's query across every target: active jobs created before a time.
-    expect(spec.indexes.filter((i) => i.collectionGroup === "printJobs").map((i) => `${(i as { queryScope?: string }).queryScope}:${i.fields.map((f) => f.fieldPath).join(",")}`)).toEqual(["COLLECTION_GROUP:active,createdAt"]);
+    // The print-job reaper's query across every target (active jobs created before a time), and a new
+    // job's bound under its root (the root's active jobs).
+    expect(spec.indexes.filter((i) => i.collectionGroup === "printJobs").map((i) => `${(i as { queryScope?: string }).queryScope}:${i.fields.map((f) => f.fieldPath).join(",")}`)).toEqual(["COLLECTION_GROUP:active,createdAt", "COLLECTION_GROUP:root,active"]);
     const ttl = spec.fieldOverrides.filter((f) => f.ttl).map((f) => `${f.collectionGroup}.${f.fieldPath}`);
     expect(ttl.sort()).toEqual(["auditEvents.expireAt", "chunks.expireAt", "idempotencyKeys.expireAt", "printJobs.expireAt", "printedPdfs.expireAt", "rateLimits.expiresAt", "secrets.expireAt", "signInFailures.expireAt"]);
   });

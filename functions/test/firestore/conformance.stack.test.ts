@@ -400,6 +400,26 @@ describe("queries", () => {
   });
 });
 
+describe("collection-group queries", () => {
+  it("find every collection of the id at any depth, top-level and nested, filtered, in a transaction too", async () => {
+    // A group id of its own: other tests' collections never match it.
+    const group = `group-${randomUUID()}`;
+    const top = db.collection(group);
+    const nested = db.collection(`conformance-${randomUUID()}`);
+    await top.doc("t1").set({ root: "r1", active: true });
+    await nested.doc("p").collection(group).doc("n1").set({ root: "r1", active: true });
+    await nested.doc("missing-parent").collection("sub").doc("x").collection(group).doc("n2").set({ root: "r1", active: false });
+    await nested.doc("q").collection(group).doc("n3").set({ root: "r2", active: true });
+    await nested.doc("p").collection(`${group}-other`).doc("o1").set({ root: "r1", active: true });
+    const paths = async (query: Query) => (await query.get()).docs.map((d) => d.ref.path).sort();
+    expect((await paths(db.collectionGroup(group))).map((p) => p.split("/").at(-1)).sort()).toEqual(["n1", "n2", "n3", "t1"]);
+    const r1Active = db.collectionGroup(group).where("root", "==", "r1").where("active", "==", true);
+    expect(await paths(r1Active)).toEqual([`${group}/t1`, `${nested.path}/p/${group}/n1`].sort());
+    const inTransaction = await db.runTransaction(async (tx) => (await tx.get(r1Active.limit(20))).docs.map((d) => d.id).sort());
+    expect(inTransaction).toEqual(["n1", "t1"]);
+  });
+});
+
 describe("transactions", () => {
   it("isolate read-then-write: 20 concurrent transactional increments of one counter end at exactly 20", { timeout: 120_000 }, async () => {
     const ref = freshCollection().doc("counter");

@@ -476,6 +476,38 @@ describe("print jobs", () => {
     await Promise.all([0, 1].map((i) => jobsOf.doc(`held-${i}`).delete()));
   }, 120_000);
 
+  // Per target alone, an organization's reader could run 3 jobs on each of its targets and hold the
+  // shared queue: jobs under one root are bounded together too.
+  it("bounds the jobs of an organization and the targets below it together: 5 queued or running at once (429), another root unaffected", async () => {
+    const db = firestore();
+    const org = `root-${r}`;
+    const [a, b] = [`root-a-${r}`, `root-b-${r}`];
+    await db.doc(`organizations/${org}`).set({ name: "Root", features: {} });
+    await db.doc(`organizations/${org}/members/north-reader`).set({ permissions: ["READ"] });
+    for (const tenant of [a, b]) await db.doc(`tenants/${tenant}`).set({ name: tenant, organizationId: org, features: {} });
+    const held = [...[0, 1, 2].map((i) => db.doc(`tenants/${a}/printJobs/held-${i}`)), ...[0, 1].map((i) => db.doc(`tenants/${a}/divisions/none/printJobs/held-${i}`))];
+    const post = (target: string) => call(jobs(target), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["m-1"] } });
+    try {
+      // Three running on tenant a, one under its organization: tenant b may start one.
+      await Promise.all(held.slice(0, 4).map((ref) => ref.set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.now(), root: `organizations/${org}` })));
+      const fifth = await post(`/organization/${org}/tenant/${b}`);
+      expect(fifth.status, fifth.text).toBe(202);
+      // Five under the organization: the sixth is refused, on any of its targets, and nothing is queued.
+      const before = (await db.collection(`tenants/${b}/printJobs`).get()).size;
+      const sixth = await post(`/organization/${org}/tenant/${b}`);
+      expect([sixth.status, sixth.json.message, sixth.headers.get("retry-after")]).toEqual([429, "At most 5 print jobs of an organization and the targets below it may be queued or running at once; try again when one has finished.", "30"]);
+      expect((await post(`/organization/${org}`)).status).toBe(429);
+      expect((await db.collection(`tenants/${b}/printJobs`).get()).size).toBe(before);
+      // Another root (acme-north's organization) is not affected.
+      const elsewhere = await post("/tenant/acme-north");
+      expect(elsewhere.status, elsewhere.text).toBe(202);
+      await cancelJob(reader, elsewhere.json.data.jobId);
+      await cancelJob(reader, fifth.json.data.jobId, `/organization/${org}/tenant/${b}`);
+    } finally {
+      await Promise.all(held.map((ref) => ref.delete()));
+    }
+  }, 60_000);
+
   it("refuses bad jobs and job ids with a 400 naming the problem, and shows a job only in its own target", async () => {
     const post = (body: unknown) => call(jobs(), { method: "POST", auth: { bearer: reader }, body });
     for (const [body, message] of [

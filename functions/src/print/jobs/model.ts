@@ -27,6 +27,12 @@ export const PRINT_JOB_LIMITS = {
   /** Jobs of one target queued or running at once: one tenant cannot fill the shared queue with many. */
   activePerTarget: 3,
   /**
+   * Jobs queued or running at once under one root (an organization, or a tenant without one, with
+   * everything below it): an organization's reader could otherwise start 3 on each of its targets and
+   * hold the whole queue (10 tasks at a time) with 2 chunks each (second security review, finding 2).
+   */
+  activePerRoot: 5,
+  /**
    * Chunks of one job in the queue at once. A job enqueues its first two; each chunk, when it has run,
    * enqueues the one two places after it. So a job started later waits behind at most two chunks of
    * each job before it, not behind a 10,000-document job's 200: one queue is fair between tenants.
@@ -76,6 +82,8 @@ export interface JobDocument {
   /** How the creator signed in, and the target's chain (root first): the job's later events are theirs, on that trail. */
   createdByScheme: "bearer" | "basic";
   auditChain: string[];
+  /** The root of the target's chain (its organization, or its tenant or site): whose jobs are bounded together. */
+  root?: string;
   createdAt: FirebaseFirestore.Timestamp;
   finishedAt?: FirebaseFirestore.Timestamp;
   done?: number;

@@ -114,7 +114,7 @@ export const createPrintJob = defineRoute({
       if (earlier.exists) return earlier.data() as JobDocument;
       // The target's bounds in the commit that creates the job: requests at once serialize on the
       // quota's document, so a burst overshoots neither, and a replay (found above) spends nothing.
-      await assertJobBounds(tx, access.path, ids.length);
+      await assertJobBounds(tx, access.path, access.chain[0].path, ids.length);
       const job: JobDocument = {
         status: "queued",
         active: true,
@@ -126,6 +126,7 @@ export const createPrintJob = defineRoute({
         createdBy: caller.uid,
         createdByScheme: caller.scheme,
         auditChain: access.chain.map((node) => node.path),
+        root: access.chain[0].path,
         createdAt,
         expireAt,
         requestHash,
@@ -272,16 +273,24 @@ async function resultUrl(job: JobDocument, jobRef: FirebaseFirestore.DocumentRef
 const STALE_JOB_MS = 6 * HOUR_MS;
 
 /**
- * The target's bounds on a new job, in the transaction that creates it (after its other reads): at
- * most PRINT_JOB_LIMITS.activePerTarget jobs queued or running, and its documents a day (spent here).
- * 429 beyond them, the transaction ending with nothing written.
+ * The bounds on a new job, in the transaction that creates it (after its other reads): at most
+ * PRINT_JOB_LIMITS.activePerTarget jobs of the target and activePerRoot under its root queued or
+ * running, and the target's documents a day (spent here). 429 beyond them, the transaction ending with
+ * nothing written.
  */
-async function assertJobBounds(tx: FirebaseFirestore.Transaction, targetPath: string, documents: number): Promise<void> {
-  const active = await tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20));
+async function assertJobBounds(tx: FirebaseFirestore.Transaction, targetPath: string, root: string, documents: number): Promise<void> {
+  const [ofTarget, ofRoot] = await Promise.all([
+    tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20)),
+    tx.get(db().collectionGroup("printJobs").where("root", "==", root).where("active", "==", true).limit(20)),
+  ]);
   // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it does not count.
-  const running = active.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS);
-  if (running.length >= PRINT_JOB_LIMITS.activePerTarget) {
+  const running = (jobs: FirebaseFirestore.QuerySnapshot) => jobs.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS).length;
+  if (running(ofTarget) >= PRINT_JOB_LIMITS.activePerTarget) {
     throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
+  }
+  if (running(ofRoot) >= PRINT_JOB_LIMITS.activePerRoot) {
+    const whose = root.startsWith("organizations/") ? "an organization and the targets below it" : root.startsWith("tenants/") ? "a tenant and its divisions" : "a site";
+    throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerRoot} print jobs of ${whose} may be queued or running at once; try again when one has finished.`, { "Retry-After": "30" });
   }
   const max = params.jobDocumentsPerTargetPerDay.value();
   await spendQuotas(tx, [{ action: "jobDocuments", subject: targetPath, max, windowMs: 24 * HOUR_MS, amount: documents, refusal: `At most ${max} documents a day in print jobs of a target` }]);
