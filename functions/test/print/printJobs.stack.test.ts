@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { Timestamp } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../src/firebase";
+import { reapStuckJobs } from "../../src/print/jobs/reaper";
 import { quotaDocumentPath } from "../../src/print/rateLimit";
-import { BUCKET } from "../../stack/config";
+import { BUCKET, HOST, PORTS } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
@@ -53,6 +55,10 @@ describe("print jobs", () => {
   let southReader: string;
   const created: string[] = [];
   beforeAll(async () => {
+    // One test runs the scheduled reaper's code here, on the stack's app: src/firebase.ts must set up
+    // its Firestore before anything else uses it (settings() comes before any use).
+    stackAdminApp();
+    db();
     [reader, southReader] = await Promise.all([idTokenFor("north-reader@acme.test"), idTokenFor("south-admin@acme.test")]);
   });
   afterAll(async () => {
@@ -299,6 +305,30 @@ describe("print jobs", () => {
     } finally {
       zip.cleanup();
     }
+  }, 120_000);
+
+  // Production also reaps on a schedule (printJobReaper), for jobs nobody polls: one collection-group
+  // query across every target. Run here from the test process against the stack (the emulators cannot
+  // run schedules), on a job left as the test above leaves it and never read before.
+  it("the scheduled reaper finds an overdue job of any target without a status read, and reaps it", async () => {
+    const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
+    const { jobId } = started.json.data;
+    await finished(reader, `print-jobs/${jobId}`);
+    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
+    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
+    const { FieldValue } = await import("firebase-admin/firestore");
+    const gone = FieldValue.delete();
+    await job.update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone, reapedAt: gone });
+    await chunk(0).update({ finished: false, attempts: 6, leaseUntil: Timestamp.fromMillis(Date.now() - 600_000), files: gone, failures: gone, done: gone, failed: gone });
+    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+    // The code the schedule runs, with the stack's Firestore and Cloud Tasks emulator.
+    process.env.CLOUD_TASKS_EMULATOR_HOST = `${HOST}:${PORTS.tasks}`;
+    expect(await reapStuckJobs()).toBeGreaterThanOrEqual(1);
+    // Reaped before anyone read it: the dead chunk ended with its documents as failures.
+    expect((await job.get()).get("reapedAt")).toBeInstanceOf(Timestamp);
+    expect((await chunk(0).get()).data()).toMatchObject({ finished: true, failed: 50 });
+    const reaped = await finished(reader, `print-jobs/${jobId}`);
+    expect(reaped).toMatchObject({ status: "completed_with_failures", total: 120, done: 70, failed: 50 });
   }, 120_000);
 
   // The reaper keeps a job's window: it enqueues again only chunks that should be in the queue (the
