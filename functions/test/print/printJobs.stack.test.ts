@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Timestamp } from "firebase-admin/firestore";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../src/firebase";
@@ -48,6 +48,24 @@ async function unzipped(url: string): Promise<{ names: string[]; read: (name: st
   writeFileSync(join(dir, "out.zip"), Buffer.from(await (await fetch(url, { signal: AbortSignal.timeout(30_000) })).arrayBuffer()));
   execFileSync("unzip", ["-q", "out.zip", "-d", "x"], { cwd: dir });
   return { names: readdirSync(join(dir, "x")).sort(), read: (name) => readFileSync(join(dir, "x", name)), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A finished job of acme-north put back as a job created an hour ago and still running, as a reaper
+ * finds one, its chunks' results taken away as they would be had they not run; `gaveUp`: the queue
+ * gave up on chunk 0 (its attempts spent, its lease run out) and chunks 1 and 2 never ran.
+ */
+async function reopenedAnHourAgo(jobId: string, gaveUp = true) {
+  const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
+  const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
+  const gone = FieldValue.delete();
+  await job.update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone, reapedAt: gone });
+  const notRun = { finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone };
+  if (gaveUp) {
+    await chunk(0).update({ ...notRun, attempts: 6, leaseUntil: Timestamp.fromMillis(Date.now() - 600_000) });
+    for (const i of [1, 2]) await chunk(i).update(notRun);
+  }
+  return { job, chunk, notRun };
 }
 
 describe("print jobs", () => {
@@ -285,14 +303,7 @@ describe("print jobs", () => {
     expect(started.status, started.text).toBe(202);
     const { jobId } = started.json.data;
     expect(await finished(reader, `print-jobs/${jobId}`)).toMatchObject({ status: "succeeded", done: 120 });
-    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
-    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
-    const { FieldValue } = await import("firebase-admin/firestore");
-    const gone = FieldValue.delete();
-    const hourAgo = Timestamp.fromMillis(Date.now() - 3_600_000);
-    await job.update({ status: "running", active: true, createdAt: hourAgo, done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone });
-    await chunk(0).update({ finished: false, attempts: 6, leaseUntil: Timestamp.fromMillis(Date.now() - 600_000), files: gone, failures: gone, done: gone, failed: gone });
-    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+    await reopenedAnHourAgo(jobId);
 
     const reaped = await finished(reader, `print-jobs/${jobId}`);
     expect(reaped).toMatchObject({ status: "completed_with_failures", total: 120, done: 70, failed: 50 });
@@ -314,13 +325,7 @@ describe("print jobs", () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
     const { jobId } = started.json.data;
     await finished(reader, `print-jobs/${jobId}`);
-    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
-    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
-    const { FieldValue } = await import("firebase-admin/firestore");
-    const gone = FieldValue.delete();
-    await job.update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone, reapedAt: gone });
-    await chunk(0).update({ finished: false, attempts: 6, leaseUntil: Timestamp.fromMillis(Date.now() - 600_000), files: gone, failures: gone, done: gone, failed: gone });
-    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+    const { job, chunk } = await reopenedAnHourAgo(jobId);
     // The code the schedule runs, with the stack's Firestore and Cloud Tasks emulator.
     process.env.CLOUD_TASKS_EMULATOR_HOST = `${HOST}:${PORTS.tasks}`;
     expect(await reapStuckJobs()).toBeGreaterThanOrEqual(1);
@@ -337,14 +342,10 @@ describe("print jobs", () => {
     const started = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: MANY } });
     const { jobId } = started.json.data;
     await finished(reader, `print-jobs/${jobId}`);
-    const job = firestore().doc(`tenants/acme-north/printJobs/${jobId}`);
-    const chunk = (i: number) => job.collection("chunks").doc(String(i).padStart(5, "0"));
-    const { FieldValue } = await import("firebase-admin/firestore");
-    const gone = FieldValue.delete();
-    await job.update({ status: "running", active: true, createdAt: Timestamp.fromMillis(Date.now() - 3_600_000), done: gone, failed: gone, failures: gone, result: gone, finishedAt: gone, finishEnqueuedAt: gone });
+    const { job, chunk, notRun } = await reopenedAnHourAgo(jobId, false);
     // Chunk 0 is running (its lease ahead), chunks 1 and 2 have not run: 1 is due, 2 waits for 0.
-    await chunk(0).update({ finished: false, attempts: 1, leaseUntil: Timestamp.fromMillis(Date.now() + 600_000), files: gone, failures: gone, done: gone, failed: gone });
-    for (const i of [1, 2]) await chunk(i).update({ finished: false, attempts: gone, leaseUntil: gone, files: gone, failures: gone, done: gone, failed: gone });
+    await chunk(0).update({ ...notRun, attempts: 1, leaseUntil: Timestamp.fromMillis(Date.now() + 600_000) });
+    for (const i of [1, 2]) await chunk(i).update(notRun);
     try {
       expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data.status).toBe("running");
       const deadline = Date.now() + 30_000;
@@ -406,7 +407,6 @@ describe("print jobs", () => {
     const { jobId, statusUrl } = started.json.data;
     const ended = await finished(reader, statusUrl);
     expect(ended).toMatchObject({ status: "completed_with_failures", done: 2, failed: 1 });
-    const { FieldValue } = await import("firebase-admin/firestore");
     await firestore().doc(`tenants/acme-north/printJobs/${jobId}`).update({ status: "cancelled", done: FieldValue.delete(), failed: FieldValue.delete() });
     const again = await cancelJob(reader, jobId);
     expect(again.json).toMatchObject({ message: "Print job was already cancelled.", data: { status: "cancelled", done: 2, failed: 1 } });
