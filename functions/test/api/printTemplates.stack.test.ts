@@ -84,6 +84,7 @@ describe("print templates: /api/{target}/print-templates", () => {
       data: { templateId: "inspection", ...INSPECTION, version: 1, updatedAt: expect.any(String), source: TENANT_DOC, own: true },
     });
     expect(Date.parse(res.json.data.updatedAt)).toBeGreaterThanOrEqual(before - 5_000);
+    expect(Date.parse(res.json.data.updatedAt)).toBeLessThanOrEqual(Date.now() + 5_000);
     const stored = await readDoc(`${TENANT_DOC}/printTemplates/inspection`);
     expect(stored).toEqual({ ...INSPECTION, version: 1, updatedAt: expect.any(Timestamp), updatedBy: USERS.tenantAdmin });
     expect((stored!.updatedAt as Timestamp).toDate().toISOString()).toBe(res.json.data.updatedAt);

@@ -19,16 +19,20 @@ import {
   type PreflightInput,
 } from "./preflight";
 
-// The deploy preflight (test/deploy/preflight.ts): firebase-tools' own offline checks of a deploy, on
-// today's date, against this repository's firebase.json, functions/package.json and build.
+// The deploy preflight (test/deploy/preflight.ts): firebase-tools' own offline checks of a deploy
+// against this repository's firebase.json, functions/package.json and build. The runtime guard is
+// asked about a fixed day (CHECKED_ON), never the clock's: a test must not start failing on a date
+// (`firebase deploy` runs the same guard on the day of a deploy and refuses a decommissioned runtime).
 
 const firebaseJson = readJson<PreflightInput["firebaseJson"]>(join(ROOT_DIR, "firebase.json"));
 const enginesNode = readJson<{ engines?: { node?: string } }>(join(FUNCTIONS_DIR, "package.json")).engines?.node;
-const here = { firebaseJson, enginesNode, localNode: process.version, now: new Date() };
+/** The day the runtime was last confirmed supported: move it on when firebase-tools or the runtime changes. */
+const CHECKED_ON = new Date("2026-11-27T00:00:00Z");
+const here = { firebaseJson, enginesNode, localNode: process.version, now: CHECKED_ON };
 const withRuntime = (runtime: string) => ({ functions: { ...functionsConfig(firebaseJson), runtime } });
 
 describe("the runtime firebase.json names", () => {
-  it("passes firebase-tools' runtime guard today, and equals engines.node and the Node that runs the emulator and these tests", () => {
+  it("passes firebase-tools' runtime guard on the day it was checked, and equals engines.node and the Node that runs the emulator and these tests", () => {
     const { runtime, warnings } = checkRuntime(here);
     expect(runtime).toBe(functionsConfig(firebaseJson).runtime);
     expect(`nodejs${enginesNode}`).toBe(runtime);

@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { suiteClock } from "../suiteClock";
 import { withDeadline } from "../../src/http/deadline";
 import { errorHandler } from "../../src/http/errorHandler";
 import * as logs from "../../src/logs";
@@ -7,9 +8,7 @@ import * as logs from "../../src/logs";
 vi.mock("../../src/logs", () => ({ backendUnavailable: vi.fn(), unexpectedError: vi.fn(), requestRefused: vi.fn() }));
 
 describe("withDeadline", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  afterEach(suiteClock);
 
   it("settles as the work does when it finishes in time", async () => {
     await expect(withDeadline(Promise.resolve(42), 1_000, () => new Error("late"))).resolves.toBe(42);

@@ -80,6 +80,12 @@ describe("failed Basic sign-ins", () => {
   it("with no address (the functions emulator gives none), only the email's failures count", async () => {
     const user = await freshAdmin();
     for (let i = 0; i < perEmail - 1; i++) expect((await attempt(user.email, `guess-${i}`)).status).toBe(401);
+    // As many failures as one address may have, of other emails and with no address: no bucket they share.
+    const run = randomUUID();
+    for (let i = 0; i < perAddress; i += 10) {
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, j) => attempt(`nobody-${run}-${i + j}@example.test`, "wrong").then((res) => res.status)));
+      expect(statuses).toEqual(Array(10).fill(401));
+    }
     expect((await attempt(user.email, user.password)).status).toBe(200);
   });
 

@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
 import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { suiteClock } from "../suiteClock";
 import { REUSE_SIGNED_URL_MS, SIGNED_URL_TTL_MS, emulatorDownloadUrl, reusable, reusingSignedUrls, signedReadUrl } from "../../src/print/documents";
 
 // The production path signs locally here: a service-account key made in the test, so no network
@@ -22,7 +23,7 @@ describe("signedReadUrl (production)", () => {
   // expiry in the past) set to it, so the test passes whatever the date it runs on.
   const now = Date.parse("2026-11-22T10:00:00Z");
   beforeAll(() => vi.useFakeTimers({ now, toFake: ["Date"] }));
-  afterAll(() => vi.useRealTimers());
+  afterAll(suiteClock);
 
   it("is a V4 URL for GET of exactly this object, valid 900 seconds from now", async () => {
     const { url, expiresAt } = await signedReadUrl(file, now);
@@ -61,7 +62,7 @@ describe("reusingSignedUrls (production: print's URLs)", () => {
   const start = Date.parse("2026-11-22T10:00:00Z");
   let clock = start;
   beforeAll(() => vi.useFakeTimers({ now: start, toFake: ["Date"] }));
-  afterAll(() => vi.useRealTimers());
+  afterAll(suiteClock);
 
   it("signs an object's URL once and gives it again while it has more than 5 minutes left, then signs anew", async () => {
     let signatures = 0;

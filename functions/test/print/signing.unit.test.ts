@@ -449,17 +449,17 @@ describe("verifyPdfSignature on an injected date", () => {
 });
 
 describe("verifyPdfSignature on malformed input", () => {
-  /** "answered", or the message of the MalformedPdfSignature it threw (anything else fails), within 2 s. */
+  /**
+   * "answered", or the message of the MalformedPdfSignature it threw (anything else fails). A parse
+   * that ran away on such input would meet the test's timeout (its cost is the bench's, not a test's).
+   */
   const outcome = async (bytes: Uint8Array): Promise<string> => {
-    const started = performance.now();
     try {
       await verifyPdfSignature(bytes, [chain]);
       return "answered";
     } catch (error) {
       expect(error).toBeInstanceOf(MalformedPdfSignature);
       return (error as Error).message;
-    } finally {
-      expect(performance.now() - started).toBeLessThan(2000);
     }
   };
   /** A small file with a signature dictionary whose /Contents is `contents`, its byte range exact. */

@@ -6,6 +6,7 @@
 import { getAuth } from "firebase-admin/auth";
 import { getStorage } from "firebase-admin/storage";
 import { beforeAll, describe, expect, it } from "vitest";
+import { HOUR_MS } from "../../src/config";
 import { BUCKET, URLS } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { apiUrl, firestore, freshUid } from "../api/fixtures";
@@ -128,6 +129,7 @@ describe("print templates in print, send-pdf, print jobs and the preview", () =>
 
   it("previews an unsaved template: the PDF itself, its warnings in a header, nothing stored", async () => {
     const [before] = await bucket().getFiles({ prefix: `generated-pdfs/tenants/${TENANT}/` });
+    const hours = new Set([Math.floor(Date.now() / HOUR_MS)]); // the hours of the clock the previews ran in
     const res = await preview({ template: { ...TEMPLATE, header: { left: "Preview of {field:Tag}{field:Nope}", firstPage: true }, sections: [{ title: "Details" }, { title: "Gone" }] } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/pdf");
@@ -146,9 +148,11 @@ describe("print templates in print, send-pdf, print jobs and the preview", () =>
     expect(first).toHaveLength(1);
     expect(first[0]).toMatchObject({ actor: { uid: `${TENANT}-reader` }, details: { template: "unsaved", pageCount: 1 } });
     expect((await preview({ templateId: "letter" })).status).toBe(200);
+    hours.add(Math.floor(Date.now() / HOUR_MS));
     const second = await previewed();
-    // (Two only when the hour turned between the two previews.)
-    expect(second.length).toBeLessThanOrEqual(2);
+    // Replaced (two only when the hour turned between the two previews).
+    if (hours.size === 1) expect(second).toHaveLength(1);
+    else expect(second.length).toBeLessThanOrEqual(2);
     expect(second[0].details.template).toBe("letter");
   });
 
