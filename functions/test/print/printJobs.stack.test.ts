@@ -429,6 +429,14 @@ describe("print jobs", () => {
       const meanwhile = (await call(`${jobs()}/${large.json.data.jobId}`, { auth: { bearer: reader } })).json.data;
       expect(meanwhile.status).toBe("running");
       expect(meanwhile.done + meanwhile.failed).toBeLessThan(2_000);
+      // What made it so: the large job never had more than two chunks dispatched and unfinished, and
+      // none beyond two places after its last finished one was ever dispatched.
+      const chunks = (await firestore().collection(`tenants/acme-north/printJobs/${large.json.data.jobId}/chunks`).get()).docs;
+      const dispatched = chunks.filter((c) => c.get("attempts") !== undefined).map((c) => Number(c.id));
+      const unfinished = chunks.filter((c) => c.get("attempts") !== undefined && c.get("finished") !== true);
+      expect(unfinished.length).toBeLessThanOrEqual(2);
+      const lastFinished = Math.max(-1, ...chunks.filter((c) => c.get("finished") === true).map((c) => Number(c.id)));
+      expect(Math.max(...dispatched)).toBeLessThanOrEqual(lastFinished + 2);
     } finally {
       expect((await cancelJob(reader, large.json.data.jobId)).status).toBe(200);
     }
