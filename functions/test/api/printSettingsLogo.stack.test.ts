@@ -195,17 +195,20 @@ describe("PUT /api/{target}/print-settings/logo and the logo in printed PDFs", (
     const before = (await call(settingsUrl, { auth: { bearer: orgAdmin } })).json;
     // Each of these, read as {}, would clear every key.
     const chunked = (text: string) => new ReadableStream({ start: (c) => (text && c.enqueue(new TextEncoder().encode(text)), c.close()) });
-    const refused: [name: string, init: RequestInit, status: number, message: string][] = [
+    const refused = (): [name: string, init: RequestInit, status: number, message: string][] => [
       ["JSON, no body (fetch declares Content-Length 0)", { headers: { "content-type": "application/json" } }, 400, "The body is empty"],
       ["JSON, an empty chunked body", { headers: { "content-type": "application/json" }, body: chunked(""), duplex: "half" } as RequestInit, 400, "The body is empty"],
       // Nothing parses a body of no type: unread, it would pass for none.
       ["no type, a chunked body", { body: chunked("{}"), duplex: "half" } as RequestInit, 415, "must be JSON"],
       ["no type, an empty chunked body", { body: chunked(""), duplex: "half" } as RequestInit, 400, "The body is empty"],
     ];
-    for (const [name, init, status, message] of refused) {
-      const res = await fetch(settingsUrl, { ...init, method: "PUT", headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${orgAdmin}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      expect(res.status, name).toBe(status);
-      expect(((await res.json()) as { message: string }).message, name).toContain(message);
+    // At the function's URL and through the Hosting rewrite (whose proxy, patched, forwards a chunked body as one).
+    for (const url of [settingsUrl, `${BASES.api.hosting}${orgTarget()}/print-settings`]) {
+      for (const [name, init, status, message] of refused()) {
+        const res = await fetch(url, { ...init, method: "PUT", headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${orgAdmin}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        expect(res.status, `${name} at ${url}`).toBe(status);
+        expect(((await res.json()) as { message: string }).message, name).toContain(message);
+      }
     }
     // No Content-Length, no Transfer-Encoding, no type: a request that has no body (fetch cannot send
     // it). The functions emulator forwards it chunked, so it may arrive as a body of no type (415).
