@@ -23,6 +23,7 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
     const record = await readDoc(`tenants/acme-north/users/${uid}`);
     expect(record).toMatchObject({ deletedAt: null, restoredBy: "north-admin" });
     expect(record).not.toHaveProperty("deletedBy");
+    expect(record).not.toHaveProperty("deletedFrom");
     // The server's time of the request (the emulator's clock is this machine's; 5 s either side for its writes' rounding and skew).
     const restoredAt = (record!.restoredAt as Timestamp).toMillis();
     expect(restoredAt).toBeGreaterThanOrEqual(before - 5_000);
@@ -38,7 +39,7 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ statusCode: 200, data: true, message: expect.any(String) });
     const record = await readDoc(`tenants/acme-north/users/${uid}`);
-    expect(record).toMatchObject({ deletedBy: "north-admin", email: `${uid}@example.test` });
+    expect(record).toMatchObject({ deletedBy: "north-admin", deletedFrom: "tenants/acme-north", email: `${uid}@example.test` });
     expect(record!.deletedAt).toBeInstanceOf(Timestamp);
     expect((await readDoc(`tenants/acme-south/users/${uid}`))!.deletedAt).toBeNull();
   });
@@ -111,7 +112,15 @@ describe("POST /api/{target}/user/:userId/restore and DELETE /api/{target}/user/
     expect((await softDelete("/organization/acme/tenant/acme-north", plain, orgAdmin)).status).toBe(200);
     const undo = await restore("/tenant/acme-north", plain, tenantAdminToken);
     expect([undo.status, undo.json.message]).toEqual([401, `User '${plain}' was deleted by an ADMIN of organizations/acme, above the targets you are ADMIN of: only an ADMIN there can restore them.`]);
-    expect((await readDoc(`tenants/acme-north/users/${plain}`))!.deletedBy).toBe("org-admin");
+    expect(await readDoc(`tenants/acme-north/users/${plain}`)).toMatchObject({ deletedBy: "org-admin", deletedFrom: "organizations/acme" });
+    // What counts is where the deleter's ADMIN started when they deleted, not their grants now (a
+    // deleter who holds none any more); a record another system deleted says nothing and is restorable.
+    const [formerly, external] = [freshUid("formerly"), freshUid("external")];
+    await putUserRecord("tenants/acme-north", formerly, true);
+    await firestore().doc(`tenants/acme-north/users/${formerly}`).update({ deletedBy: freshUid("gone-admin"), deletedFrom: "organizations/acme" });
+    expect((await restore("/tenant/acme-north", formerly, tenantAdminToken)).status).toBe(401);
+    await putUserRecord("tenants/acme-north", external, true);
+    expect((await restore("/tenant/acme-north", external, tenantAdminToken)).status).toBe(201);
     expect((await restore("/tenant/acme-north", peer, tenantAdminToken)).status).toBe(201); // deleted by the caller
     expect((await softDelete("/tenant/acme-north", peer, await idTokenFor("north-admin@acme.test"))).status).toBe(200);
     expect((await restore("/tenant/acme-north", peer, tenantAdminToken)).status).toBe(201); // deleted by a tenant peer

@@ -429,8 +429,8 @@ describe("print jobs", () => {
       const meanwhile = (await call(`${jobs()}/${large.json.data.jobId}`, { auth: { bearer: reader } })).json.data;
       expect(meanwhile.status).toBe("running");
       expect(meanwhile.done + meanwhile.failed).toBeLessThan(2_000);
-      // What made it so: the large job never had more than two chunks dispatched and unfinished, and
-      // none beyond two places after its last finished one was ever dispatched.
+      // What made it so, as its chunks show now: no more than two dispatched and unfinished, none
+      // dispatched beyond two places after its last finished one.
       const chunks = (await firestore().collection(`tenants/acme-north/printJobs/${large.json.data.jobId}/chunks`).get()).docs;
       const dispatched = chunks.filter((c) => c.get("attempts") !== undefined).map((c) => Number(c.id));
       const unfinished = chunks.filter((c) => c.get("attempts") !== undefined && c.get("finished") !== true);
@@ -516,35 +516,42 @@ describe("print jobs", () => {
 
   // Per target alone, an organization's reader could run 3 jobs on each of its targets and hold the
   // shared queue: jobs under one root are bounded together too.
-  it("bounds the jobs of an organization and the targets below it together: 5 queued or running at once (429), another root unaffected", async () => {
+  it("bounds the jobs of an organization and the targets below it together: 4 queued or running at once (429), another root unaffected", async () => {
     const db = firestore();
     const org = `root-${r}`;
     const [a, b] = [`root-a-${r}`, `root-b-${r}`];
     await db.doc(`organizations/${org}`).set({ name: "Root", features: {} });
     await db.doc(`organizations/${org}/members/north-reader`).set({ permissions: ["READ"] });
     for (const tenant of [a, b]) await db.doc(`tenants/${tenant}`).set({ name: tenant, organizationId: org, features: {} });
-    const held = [...[0, 1, 2].map((i) => db.doc(`tenants/${a}/printJobs/held-${i}`)), ...[0, 1].map((i) => db.doc(`tenants/${a}/divisions/none/printJobs/held-${i}`))];
-    const post = (target: string) => call(jobs(target), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["m-1"] } });
+    const held = [...[0, 1].map((i) => db.doc(`tenants/${a}/printJobs/held-${i}`)), db.doc(`tenants/${a}/divisions/none/printJobs/held-0`)];
+    const stuck = db.doc(`tenants/${a}/printJobs/stuck-0`);
+    // 10,000 ids (missing ones: nothing renders): a job that starts runs for longer than the test.
+    const ids = Array.from({ length: 10_000 }, (_, i) => `m-${i}`);
+    const post = (target: string) => call(jobs(target), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ids }, timeoutMs: 60_000 });
     try {
-      // Three running on tenant a, one under its organization: tenant b may start one.
-      await Promise.all(held.slice(0, 4).map((ref) => ref.set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.now(), root: `organizations/${org}` })));
-      const fifth = await post(`/organization/${org}/tenant/${b}`);
-      expect(fifth.status, fifth.text).toBe(202);
-      // Five under the organization: the sixth is refused, on any of its targets, and nothing is queued.
-      const before = (await db.collection(`tenants/${b}/printJobs`).get()).size;
-      const sixth = await post(`/organization/${org}/tenant/${b}`);
-      expect([sixth.status, sixth.json.message, sixth.headers.get("retry-after")]).toEqual([429, "At most 5 print jobs of an organization and the targets below it may be queued or running at once; try again when one has finished.", "30"]);
-      expect((await post(`/organization/${org}`)).status).toBe(429);
-      expect((await db.collection(`tenants/${b}/printJobs`).get()).size).toBe(before);
-      // Another root (acme-north's organization) is not affected.
-      const elsewhere = await post("/tenant/acme-north");
-      expect(elsewhere.status, elsewhere.text).toBe(202);
-      await cancelJob(reader, elsewhere.json.data.jobId);
-      await cancelJob(reader, fifth.json.data.jobId, `/organization/${org}/tenant/${b}`);
+      // Two running on tenant a and one on its division, and one stuck for a day (it does not count): tenant b may start one.
+      await Promise.all(held.map((ref) => ref.set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.now(), root: `organizations/${org}` })));
+      await stuck.set({ status: "running", active: true, total: 1, chunks: 0, createdAt: Timestamp.fromMillis(Date.now() - 86_400_000), root: `organizations/${org}` });
+      const fourth = await post(`/organization/${org}/tenant/${b}`);
+      expect(fourth.status, fourth.text).toBe(202);
+      try {
+        // Four under the organization: the next is refused, on any of its targets, and nothing is queued.
+        const before = (await db.collection(`tenants/${b}/printJobs`).get()).size;
+        const fifth = await post(`/organization/${org}/tenant/${b}`);
+        expect([fifth.status, fifth.json.message, fifth.headers.get("retry-after")]).toEqual([429, "At most 4 print jobs of an organization and the targets below it may be queued or running at once; try again when one has finished.", "30"]);
+        expect((await post(`/organization/${org}`)).status).toBe(429);
+        expect((await db.collection(`tenants/${b}/printJobs`).get()).size).toBe(before);
+        // Another root (acme-north's organization) is not affected.
+        const elsewhere = await call(jobs(), { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["m-1"] } });
+        expect(elsewhere.status, elsewhere.text).toBe(202);
+        await cancelJob(reader, elsewhere.json.data.jobId);
+      } finally {
+        expect((await cancelJob(reader, fourth.json.data.jobId, `/organization/${org}/tenant/${b}`)).status).toBe(200);
+      }
     } finally {
-      await Promise.all(held.map((ref) => ref.delete()));
+      await Promise.all([...held, stuck].map((ref) => ref.delete()));
     }
-  }, 60_000);
+  }, 120_000);
 
   it("refuses bad jobs and job ids with a 400 naming the problem, and shows a job only in its own target", async () => {
     const post = (body: unknown) => call(jobs(), { method: "POST", auth: { bearer: reader }, body });

@@ -1,9 +1,8 @@
 import { auditInTransaction } from "../../audit";
-import { db, firestoreSdk } from "../../firebase";
-import { firestoreCall } from "../../http/deadline";
+import { firestoreSdk } from "../../firebase";
 import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, adminFrom, changedBy, doneSchema, grantsOf, isSoftDeleted, userRecord } from "../users";
+import { USER_TARGETS, adminFrom, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
 
 /** SPEC.md 4.4: restores a soft-deleted user of the target, recording who did it and when. */
 export const restoreUser = defineRoute({
@@ -26,19 +25,16 @@ export const restoreUser = defineRoute({
     if (!record.exists) throw badRequest(`User '${userId}' cannot be restored: there is no record of them in this target.`);
     if (!isSoftDeleted(record)) throw badRequest(`User '${userId}' cannot be restored: they are not deleted.`);
     // What an ADMIN above the caller's own ADMIN decided is theirs to undo (as softDeleteUser refuses
-    // to void such an ADMIN's grants): one more read, only when someone else deleted the record and
-    // the caller's ADMIN starts below the chain's root.
+    // to void such an ADMIN's grants): the delete recorded where its deleter's ADMIN started. A record
+    // deleted otherwise (another system's delete, SPEC.md) says nothing of it and any ADMIN may restore.
     const callerFrom = adminFrom(access.grantsByNode);
     if (callerFrom < 0) throw new HttpError(401, "Restoring a user needs the ADMIN permission on the target."); // authorize's rule, kept here too
-    const deleter: unknown = record.get("deletedBy");
-    if (typeof deleter === "string" && deleter !== caller.uid && callerFrom > 0) {
-      const above = await firestoreCall(() => tx.getAll(...access.chain.slice(0, callerFrom).map((node) => db().doc(`${node.path}/members/${deleter}`))));
-      const deleterFrom = adminFrom(grantsOf(above));
-      if (deleterFrom >= 0) {
-        throw new HttpError(401, `User '${userId}' was deleted by an ADMIN of ${access.chain[deleterFrom].path}, above the targets you are ADMIN of: only an ADMIN there can restore them.`);
-      }
+    const deletedFrom = access.chain.findIndex((node) => node.path === record.get("deletedFrom"));
+    if (deletedFrom >= 0 && deletedFrom < callerFrom) {
+      throw new HttpError(401, `User '${userId}' was deleted by an ADMIN of ${access.chain[deletedFrom].path}, above the targets you are ADMIN of: only an ADMIN there can restore them.`);
     }
-    tx.update(record.ref, { deletedAt: null, deletedBy: firestoreSdk().FieldValue.delete(), ...changedBy(caller.uid, "restored") });
+    const { FieldValue } = firestoreSdk();
+    tx.update(record.ref, { deletedAt: null, deletedBy: FieldValue.delete(), deletedFrom: FieldValue.delete(), ...changedBy(caller.uid, "restored") });
     auditInTransaction(tx, access, caller, { action: "user.restored", subject: userId });
     return { statusCode: 201 as const, data: true as const, message: `User '${userId}' restored.` };
   },

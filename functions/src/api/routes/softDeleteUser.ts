@@ -35,7 +35,8 @@ export const softDeleteUser = defineRoute({
     if (userFrom >= 0 && userFrom < callerFrom) {
       throw new HttpError(401, `User '${userId}' is an ADMIN of ${access.chain[userFrom].path}, above the targets you are ADMIN of: only an ADMIN there can delete them.`);
     }
-    tx.update(record.ref, changedBy(caller.uid, "deleted"));
+    // Where the deleter's ADMIN starts: restore lets only an ADMIN from there or above undo it.
+    tx.update(record.ref, { ...changedBy(caller.uid, "deleted"), deletedFrom: access.chain[callerFrom].path });
     auditInTransaction(tx, access, caller, { action: "user.deleted", subject: userId });
     return { statusCode: 200 as const, data: true as const, message: `User '${userId}' deleted.` };
   },

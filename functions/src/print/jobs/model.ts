@@ -30,8 +30,9 @@ export const PRINT_JOB_LIMITS = {
    * Jobs queued or running at once under one root (an organization, or a tenant without one, with
    * everything below it): an organization's reader could otherwise start 3 on each of its targets and
    * hold the whole queue (10 tasks at a time) with 2 chunks each (second security review, finding 2).
+   * 4 jobs are 8 chunks: 2 of the queue's places stay free for every other root.
    */
-  activePerRoot: 5,
+  activePerRoot: 4,
   /**
    * Chunks of one job in the queue at once. A job enqueues its first two; each chunk, when it has run,
    * enqueues the one two places after it. So a job started later waits behind at most two chunks of

@@ -112,8 +112,10 @@ export const createPrintJob = defineRoute({
     const existing = await firestoreTransaction(async (tx) => {
       const earlier = await tx.get(jobRef);
       if (earlier.exists) return earlier.data() as JobDocument;
-      // The target's bounds in the commit that creates the job: requests at once serialize on the
-      // quota's document, so a burst overshoots neither, and a replay (found above) spends nothing.
+      // The bounds in the commit that creates the job: requests at once for one target serialize on
+      // its quota's document, so a burst overshoots neither of its bounds; under one root, on two
+      // targets at once, on Firestore's serializable transactions (the queries' results are read in
+      // them). A replay (found above) spends nothing.
       await assertJobBounds(tx, access.path, access.chain[0].path, ids.length);
       const job: JobDocument = {
         status: "queued",
@@ -279,12 +281,15 @@ const STALE_JOB_MS = 6 * HOUR_MS;
  * nothing written.
  */
 async function assertJobBounds(tx: FirebaseFirestore.Transaction, targetPath: string, root: string, documents: number): Promise<void> {
+  // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it
+  // does not count. A root's query leaves those out itself (a root can have many more stuck jobs than
+  // the 20 read; its index: root, active, createdAt).
+  const now = Date.now();
   const [ofTarget, ofRoot] = await Promise.all([
     tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20)),
-    tx.get(db().collectionGroup("printJobs").where("root", "==", root).where("active", "==", true).limit(20)),
+    tx.get(db().collectionGroup("printJobs").where("root", "==", root).where("active", "==", true).where("createdAt", ">", firestoreSdk().Timestamp.fromMillis(now - STALE_JOB_MS)).limit(20)),
   ]);
-  // A job still active after STALE_JOB_MS is stuck (its instance died before it enqueued its tasks): it does not count.
-  const running = (jobs: FirebaseFirestore.QuerySnapshot) => jobs.docs.filter((job) => Date.now() - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS).length;
+  const running = (jobs: FirebaseFirestore.QuerySnapshot) => jobs.docs.filter((job) => now - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS).length;
   if (running(ofTarget) >= PRINT_JOB_LIMITS.activePerTarget) {
     throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
   }
