@@ -10,7 +10,11 @@ import { join } from "node:path";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { getStorage } from "firebase-admin/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../src/firebase";
+import { REGION } from "../../src/config";
+import { db, taskQueue } from "../../src/firebase";
+import { CHUNK_LEASE_MS } from "../../src/print/jobs/chunk";
+import type { JobTask } from "../../src/print/jobs/model";
+import { PRINT_JOB_FUNCTION, taskId } from "../../src/print/jobs/queue";
 import { reapStuckJobs } from "../../src/print/jobs/reaper";
 import { quotaDocumentPath } from "../../src/print/rateLimit";
 import { BUCKET, HOST, PORTS } from "../../stack/config";
@@ -348,12 +352,19 @@ describe("print jobs", () => {
     for (const i of [1, 2]) await chunk(i).update(notRun);
     try {
       expect((await call(`${jobs()}/${jobId}`, { auth: { bearer: reader } })).json.data.status).toBe("running");
+      const round = Math.floor(Date.now() / CHUNK_LEASE_MS); // the reaper's, on that status read
       const deadline = Date.now() + 30_000;
       while ((await chunk(1).get()).get("finished") !== true && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await chunk(1).get()).get("finished")).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect((await chunk(2).get()).get("attempts")).toBeUndefined();
       expect((await job.get()).get("status")).toBe("running");
+      // Chunk 2 is not in the queue: the queue refuses an id it has seen, and takes the one the reaper
+      // would have given it. (The task taken then runs it; the job is cancelled below.)
+      process.env.CLOUD_TASKS_EMULATOR_HOST = `${HOST}:${PORTS.tasks}`;
+      const task = { target: "tenants/acme-north", jobId, chunk: 2, round };
+      await expect(taskQueue<JobTask>(`locations/${REGION}/functions/${PRINT_JOB_FUNCTION}`).enqueue(task, { id: taskId(task) })).resolves.toBeUndefined();
+      // The check can tell: the chunk the reaper did put in the queue has its id taken.
+      await expect(taskQueue<JobTask>(`locations/${REGION}/functions/${PRINT_JOB_FUNCTION}`).enqueue({ ...task, chunk: 1 }, { id: taskId({ ...task, chunk: 1 }) })).rejects.toMatchObject({ code: "functions/task-already-exists" });
     } finally {
       await cancelJob(reader, jobId);
     }
