@@ -289,11 +289,11 @@ async function assertJobBounds(tx: FirebaseFirestore.Transaction, targetPath: st
     tx.get(db().collection(`${targetPath}/printJobs`).where("active", "==", true).limit(20)),
     tx.get(db().collectionGroup("printJobs").where("root", "==", root).where("active", "==", true).where("createdAt", ">", firestoreSdk().Timestamp.fromMillis(now - STALE_JOB_MS)).limit(20)),
   ]);
-  const running = (jobs: FirebaseFirestore.QuerySnapshot) => jobs.docs.filter((job) => now - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS).length;
-  if (running(ofTarget) >= PRINT_JOB_LIMITS.activePerTarget) {
+  const runningOfTarget = ofTarget.docs.filter((job) => now - (job.get("createdAt") as FirebaseFirestore.Timestamp).toMillis() < STALE_JOB_MS).length;
+  if (runningOfTarget >= PRINT_JOB_LIMITS.activePerTarget) {
     throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerTarget} print jobs of a target may be queued or running; try again when one has finished.`, { "Retry-After": "30" });
   }
-  if (running(ofRoot) >= PRINT_JOB_LIMITS.activePerRoot) {
+  if (ofRoot.size >= PRINT_JOB_LIMITS.activePerRoot) {
     const whose = root.startsWith("organizations/") ? "an organization and the targets below it" : root.startsWith("tenants/") ? "a tenant and its divisions" : "a site";
     throw new HttpError(429, `At most ${PRINT_JOB_LIMITS.activePerRoot} print jobs of ${whose} may be queued or running at once; try again when one has finished.`, { "Retry-After": "30" });
   }
