@@ -150,11 +150,14 @@ const HINTS = {
     "deflate is still a sixth to a fifth of a long render.",
   firstPage:
     "The first render pays for what a process does once: ICU's data for the locale's formats, HarfBuzz (WebAssembly) started, each face's tables read " +
-    "and HarfBuzz's shaping plans made, and V8 compiling the renderer's code; the CJK files are read in part (ttf.ts). Measured in session 24 (fresh processes, " +
-    "a quiet machine): the first Intl constructor of a process takes 12-16 ms whatever the locale (ICU's data), HarfBuzz's import 10-12 ms; with both done and a " +
-    "Latin document rendered first, the world page still took 85-97 ms: the other eleven families read, parsed and subset, HarfBuzz's first shaping of each " +
-    "complex script (its WebAssembly compiled on first call, its plans made) and the renderer's code compiled on first use. Node's compile cache " +
-    "(NODE_COMPILE_CACHE) changed nothing measurable. 60 ms would take a V8 startup snapshot (Cloud Functions starts Node itself) or far less work per script on first use.",
+    "and HarfBuzz's shaping plans made, and V8 compiling the renderer's code; the CJK files are read in part (ttf.ts). Measured in session 26 (fresh processes): " +
+    "ICU's first formats take 14 ms together (Intl.Locale 2 ms, the first NumberFormat 9, DateTimeFormat 3.5; in any order the first pays most), HarfBuzz's import " +
+    "11 ms; with both done and a Latin document rendered first, the world page still takes 62-74 ms: HarfBuzz's first shaping of each complex script " +
+    "12-22 ms (its WebAssembly compiled on first call, each face copied into its memory, its plans made), the other eleven families read and parsed, bidi-js's " +
+    "tables and the renderer's code run cold. Tried without a gain in paired fresh processes: HarfBuzz imported while ICU loads (both run on the main thread: " +
+    "27 ms either way), the CJK files read into buffers the size of their first tables instead of the file's (44 MB less external memory, the same garbage " +
+    "collections), V8 flags (Sparkplug always, no lazy feedback, a larger new space) and Node's compile cache (session 24). 60 ms would take a V8 startup " +
+    "snapshot, which Cloud Functions cannot load (it starts Node itself).",
   chromiumRatio: "Only our side can move: see the one-page time.",
   tagging:
     "What tagging adds to the one page is measured as paired renders (`npm run bench:tagging` runs that part alone, `npm run bench:pairs` every pair); in time ours adds a fifth to a " +
