@@ -198,12 +198,16 @@ export function parseBasicCredentials(encoded: string): { email: string; passwor
 /**
  * A Basic sign-in ends where a Bearer request starts: a verified ID token of a user who is neither
  * disabled nor revoked. A success is remembered for AUTH_CACHE_TTL_MS, so a changed password stops
- * working within that time; the user's status is checked on every request, as for Bearer.
+ * working within that time; the user's status is checked on every request, as for Bearer. A sign-in
+ * remembered from before the user's tokens were revoked (a password change revokes them too) is not
+ * used: the password is tried again, as a client holding it would (no "sign in again" to a caller
+ * who just did).
  */
 async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const { email, password } = parseBasicCredentials(encoded);
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
+  if (verified && verified.authTime < ((await userStatus(verified.uid))?.validAfterSeconds ?? 0)) verified = undefined;
   if (!verified) {
     const counters = await refuseIfLimited(email, clientAddress(req, trustedProxyHops(params.trustedProxyHops.value())));
     let idToken: string;

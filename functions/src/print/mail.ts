@@ -73,7 +73,8 @@ export async function sendMail(message: OutgoingMail): Promise<string> {
     }
     const status = typeof failure.code === "number" ? failure.code : undefined;
     if (status && status >= 400 && status < 500) {
-      const reasons = (failure.response?.body?.errors ?? []).map((e) => e.message).filter(Boolean).join("; ");
+      // Without their own full stops: the message ends with one.
+      const reasons = (failure.response?.body?.errors ?? []).map((e) => e.message?.replace(/[.\s]+$/, "")).filter(Boolean).join("; ");
       throw new HttpError(502, `SendGrid refused the email (${status})${reasons ? `: ${reasons}` : ""}.`);
     }
     throw new HttpError(502, `SendGrid failed to send the email${status ? ` (${status})` : ""}; try again later.`);

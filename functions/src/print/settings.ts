@@ -41,6 +41,18 @@ export const DEFAULT_SETTINGS: PrintSettings = {
 export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as readonly (keyof PrintSettings)[];
 
 const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
+/** WCAG 2's least contrast for large text (headings are): an accent lighter than this is unreadable on the white page. */
+const MIN_ACCENT_CONTRAST = 3;
+
+/** WCAG 2's contrast ratio of "#rrggbb" against white: 1 (white) to 21 (black). */
+export function contrastWithWhite(color: string): number {
+  const linear = (i: number) => {
+    const c = parseInt(color.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * linear(1) + 0.7152 * linear(3) + 0.0722 * linear(5);
+  return 1.05 / (luminance + 0.05);
+}
 const MAX_FOOTER_TEXT = 200;
 
 /**
@@ -89,11 +101,11 @@ export const settingsOverrides = {
 export type SettingsOverrides = Partial<PrintSettings>;
 
 /** What print and send-pdf answer of the settings used (the four a request may set, and whether the PDF is signed). */
-export const shownSettings = ({ locale, timeZone, paperSize, conformance, sign }: PrintSettings) => ({ locale, timeZone, paperSize, conformance, sign });
+export const shownSettings = ({ locale, timeZone, paperSize, conformance, sign }: PrintSettings) => ({ locale: locale || DEFAULT_LOCALE, timeZone, paperSize, conformance, sign });
 
 /** The schema of shownSettings in print's and send-pdf's answers. */
 export const shownSettingsSchema = {
-  locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB."),
+  locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB (its dates, numbers and words; the document's language and direction then come from its text: a document mostly in Arabic is laid out right to left)."),
   timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
   paperSize: z.enum(PAPER_SIZE_NAMES).describe("Its paper: the request's, else the target's, else A4."),
   conformance: z.enum(CONFORMANCE_NAMES).describe("What it conforms to: the request's, else the target's, else PDF/UA-1 (tagged)."),
@@ -133,7 +145,19 @@ export function resolveSettings(chain: readonly TargetNode[], overrides: Setting
   return { settings, sources };
 }
 
-export const effectiveSettings = (chain: readonly TargetNode[], overrides: SettingsOverrides = {}): PrintSettings => resolveSettings(chain, overrides).settings;
+/**
+ * The locale a PDF is printed with when neither the request nor a target sets one: dates, numbers and
+ * words in the default locale (en-GB), the document's language (its /Lang) and direction taken from its
+ * text by the renderer (render/text: a document mostly in Arabic or Hebrew is laid out right to left).
+ * The default's own value would lay every document out left to right and call it English.
+ */
+export const LOCALE_FROM_TEXT = "";
+
+/** The settings a PDF is printed with: resolveSettings', the locale LOCALE_FROM_TEXT where none is set. */
+export function effectiveSettings(chain: readonly TargetNode[], overrides: SettingsOverrides = {}): PrintSettings {
+  const { settings, sources } = resolveSettings(chain, overrides);
+  return sources.locale === "default" ? { ...settings, locale: LOCALE_FROM_TEXT } : settings;
+}
 
 /** A setting as a target's document stores it under `print`. */
 export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettings): unknown {
@@ -144,7 +168,16 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {
   // "#rrggbb", e.g. "#1f4e79".
-  accentColor: z.string().regex(ACCENT_COLOR, "must be a colour as #rrggbb").optional().meta({ description: "Colour of headings and rules, #rrggbb", examples: ["#1f4e79"] }),
+  accentColor: z
+    .string()
+    .regex(ACCENT_COLOR, "must be a colour as #rrggbb")
+    // Stored ones are not checked again: a target keeps printing the colour it chose before this rule.
+    .superRefine((v, ctx) => {
+      const contrast = ACCENT_COLOR.test(v) ? contrastWithWhite(v) : MIN_ACCENT_CONTRAST;
+      if (contrast < MIN_ACCENT_CONTRAST) ctx.addIssue({ code: "custom", message: `must be dark enough to read on the white page: its contrast against white is ${contrast.toFixed(1)}:1, at least ${MIN_ACCENT_CONTRAST}:1 is needed` });
+    })
+    .optional()
+    .meta({ description: `Colour of headings and rules, #rrggbb, with a contrast of at least ${MIN_ACCENT_CONTRAST}:1 against white (WCAG 2, large text)`, examples: ["#1f4e79"] }),
   // One line, at most 200 characters.
   footerText: z
     .string()

@@ -69,6 +69,9 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       [{ timeZone: "Europe/Atlantis" }, "timeZone"],
       [{ paperSize: "A3" }, "paperSize"],
       [{ accentColor: "blue" }, "accentColor"],
+      // Headings in white on the white page: unreadable.
+      [{ accentColor: "#FFFFFF" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 1.0:1, at least 3:1 is needed"],
+      [{ accentColor: "#ffd700" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 1.4:1"],
       [{ footerText: "two\nlines" }, "footerText"],
       [{ footerText: "bell\u0007 and escape\u001b[31m" }, "'footerText': must be a single line without control characters"],
       [{ footerText: "next\u0085line" }, "'footerText': must be a single line without control characters"],

@@ -1,11 +1,11 @@
 import { getStorage } from "firebase-admin/storage";
-import { PDFDocument } from "pdf-lib";
+import { PDFDocument, PDFName } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BUCKET, URLS } from "../../stack/config";
 import { stackAdminApp } from "../../stack/seedStack";
 import { firestore } from "../api/fixtures";
 import { BASES, call, idTokenFor } from "../helpers";
-import { pdfText } from "./pdfText";
+import { pdfjsItems, pdfText } from "./pdfText";
 import { logicalText } from "./popplerText";
 
 const printUrl = (target: string) => `${BASES.print.functionUrl}${target}/print`;
@@ -109,6 +109,25 @@ describe("POST /print/{target}/print", () => {
     expect(long.json.data.pageCount).toBeGreaterThanOrEqual(10);
     const multilingual = await print("/tenant/acme-north", "multilingual");
     expect(multilingual.status).toBe(201);
+  });
+
+  it("with no locale set, takes a document's language and direction from its text: an Arabic one is laid out right to left; a locale asked for is kept", async () => {
+    // acme-north and acme set no locale: dates and words in en-GB, the document's /Lang and direction from its text.
+    const fromText = await print("/tenant/acme-north", "script-rtl");
+    expect(fromText.status, fromText.text).toBe(201);
+    expect(fromText.json.data.locale).toBe("en-GB");
+    const english = await call(printUrl("/tenant/acme-north"), { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "script-rtl", locale: "en-GB" } });
+    expect(english.status, english.text).toBe(201);
+    expect(english.json.data.storagePath).not.toBe(fromText.json.data.storagePath);
+    const [arabic, asked] = await Promise.all([fromText, english].map(async (res) => (await bucket().file(res.json.data.storagePath).download())[0]));
+    const lang = async (bytes: Buffer) => String((await PDFDocument.load(bytes, { updateMetadata: false })).catalog.get(PDFName.of("Lang")));
+    expect(await lang(arabic)).toBe("(ar)");
+    expect(await lang(asked)).toBe("(en-GB)");
+    // Labels at the right margin and values to their left; with en-GB asked for, labels at the left margin.
+    const label = async (bytes: Buffer) => (await pdfjsItems(bytes)).find((i) => i.str === "Object type")!;
+    const width = (await PDFDocument.load(arabic)).getPage(0).getWidth();
+    expect((await label(arabic)).right).toBeCloseTo(width - 50, 0);
+    expect((await label(asked)).x).toBeCloseTo(50, 0);
   });
 
   it("prints a division's and a site's own instances", async () => {

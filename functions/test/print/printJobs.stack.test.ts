@@ -128,6 +128,16 @@ describe("print jobs", () => {
     expect((await bucket().getFiles({ prefix: `generated-pdfs/tenants/acme-north/jobs/${jobId}/parts/` }))[0]).toEqual([]);
   }, 120_000);
 
+  it("names the job's status relative to the URL asked, a trailing slash's too", async () => {
+    const asked = `${jobs()}/`;
+    const res = await call(asked, { method: "POST", auth: { bearer: reader }, body: { objectInstanceIds: ["inspection-short"] } });
+    expect(res.status, res.text).toBe(202);
+    const { jobId, statusUrl } = res.json.data;
+    expect(res.headers.get("location")).toBe(statusUrl);
+    expect(new URL(statusUrl, asked).href).toBe(`${jobs()}/${jobId}`);
+    expect(await finished(reader, new URL(statusUrl, asked).href)).toMatchObject({ jobId, status: "succeeded", done: 1 });
+  }, 120_000);
+
   it("merges the printed instances into one tagged PDF/A-2u: each from a new page under a bookmark of its own; a missing one is a listed failure, absent from the PDF", async () => {
     // Demo instances, then enough of its own for a second chunk (and so a second pack).
     const own = Array.from({ length: 56 }, (_, i) => `merged-${r}-${String(i).padStart(2, "0")}`);

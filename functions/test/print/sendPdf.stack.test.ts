@@ -92,6 +92,22 @@ describe("POST /print/{target}/send-pdf", () => {
     expect(await pdfText(Buffer.from(mail.attachments[0].content, "base64"))).toContain("Спецификация");
   });
 
+  it("names the title in the default subject and message as the PDF prints it: no bidi controls, one line", async () => {
+    const id = `bidi-title-${Date.now()}`;
+    const source = (await firestore().doc("tenants/acme-north/objectInstances/inspection-short").get()).data()!;
+    await firestore().doc(`tenants/acme-north/objectInstances/${id}`).set({ ...source, title: "Invoice \u202egnp.exe\u202c\nBcc: x" });
+    try {
+      const res = await send({ objectInstanceId: id, to: "someone@example.com" });
+      expect(res.status, res.text).toBe(200);
+      const [{ body: mail }] = await captured();
+      expect(mail.subject).toBe("Invoice gnp.exe Bcc: x (PDF)");
+      expect(mail.content[0].value).toContain("Invoice gnp.exe Bcc: x");
+      expect(mail.content[0].value).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    } finally {
+      await firestore().doc(`tenants/acme-north/objectInstances/${id}`).delete();
+    }
+  });
+
   it.each([
     ["no recipient", { objectInstanceId: "inspection-short" }, /'to': must be an email address or a list of 1 to 10/],
     ["an invalid address", { objectInstanceId: "inspection-short", to: "not-an-address" }, /^Invalid body: 'to': Invalid email address\.$/],
@@ -138,7 +154,7 @@ describe("POST /print/{target}/send-pdf", () => {
     await sink("/behaviour", { method: "PUT", body: { status: 400 } });
     const refused = await send({ objectInstanceId: "inspection-short", to: "a@example.com" });
     expect(refused.status).toBe(502);
-    expect(refused.json.message).toMatch(/SendGrid refused the email \(400\): Failure requested/);
+    expect(refused.json.message).toBe("SendGrid refused the email (400): Failure requested through PUT /behaviour.");
     await sink("/behaviour", { method: "PUT", body: { status: 500 } });
     const failed = await send({ objectInstanceId: "inspection-short", to: "a@example.com" });
     expect(failed.status).toBe(502);

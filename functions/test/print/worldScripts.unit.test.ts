@@ -5,12 +5,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from "pdf-lib";
-import { getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PAGE_WIDTH, renderInstancePdf, type PrintableInstance, type RenderedPdf } from "../../src/print/render";
 import { cleanText } from "../../src/print/render/text/paragraph";
 import { pageContents, unmarkedContent } from "./pdfChecks";
-import { streamData } from "./pdfText";
+import { pdfjsItems, streamData } from "./pdfText";
 import { logicalLine, logicalText, pageRaster, popplerLines, popplerWarnings, squash } from "./popplerText";
 
 const demo = JSON.parse(readFileSync(resolve(__dirname, "../../../emulator-data/demo.json"), "utf8")) as {
@@ -68,18 +67,6 @@ async function toUnicodeTargets(bytes: Uint8Array): Promise<string[]> {
 }
 
 /** PDF.js text items (string and left edge) of page 1. */
-async function pdfjsItems(bytes: Uint8Array): Promise<{ str: string; x: number; right: number }[]> {
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  try {
-    const content = await (await pdf.getPage(1)).getTextContent();
-    return content.items
-      .filter((i) => "str" in i && i.str.trim() !== "")
-      .map((i) => ("str" in i ? { str: i.str, x: i.transform[4], right: i.transform[4] + i.width } : { str: "", x: 0, right: 0 }));
-  } finally {
-    await pdf.loadingTask.destroy();
-  }
-}
-
 const rendered: Record<string, RenderedPdf> = {};
 beforeAll(async () => {
   for (const id of SCRIPT_DEMOS) rendered[id] = await render(demo.documents[`tenants/acme-north/objectInstances/${id}`]);

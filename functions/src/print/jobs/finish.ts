@@ -137,7 +137,7 @@ async function writeMerged(target: string, jobId: string, job: JobDocument, chun
   let failure: unknown;
   const failed = (error: unknown) => Promise.reject((failure ??= error));
   const signature = signer && serviceSignature({ chain: signer.chain, sign: (data) => signer.sign(data).catch(failed) }, job.createdAt.toDate());
-  const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale, conformance: job.settings.conformance, signature };
+  const options = { title: job.targetName || jobId, subject: `Print job ${jobId}: ${printed} documents`, keywords: [jobId], date: job.createdAt.toDate(), language: job.settings.locale || undefined /* none set: the first document's */, conformance: job.settings.conformance, signature };
   const hash = createHash("sha256");
   const hashed = new Transform({
     transform: (chunk: Buffer, _encoding, done) => done(null, hash.update(chunk) && chunk),

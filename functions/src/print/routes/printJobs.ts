@@ -56,8 +56,11 @@ const createBody = z
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** A job's status URL relative to the request's (…/print-jobs): right through Hosting and on the function's own URL alike. */
-const statusUrl = (jobId: string) => `print-jobs/${jobId}`;
+/**
+ * A job's status URL relative to the request's (…/print-jobs, or …/print-jobs/, which the router takes
+ * too): right through Hosting and on the function's own URL alike.
+ */
+const statusUrl = (jobId: string, requestPath: string) => (requestPath.endsWith("/") ? jobId : `print-jobs/${jobId}`);
 
 /** Issue 34: prints many instances of the target through the print-job queue; the answer names the job to follow. */
 export const createPrintJob = defineRoute({
@@ -77,7 +80,7 @@ export const createPrintJob = defineRoute({
         jobId: z.string(),
         status: z.enum(JOB_STATUSES),
         total: z.int().positive(),
-        statusUrl: z.string().describe("The job's status, relative to this request's URL: print-jobs/{jobId}."),
+        statusUrl: z.string().describe("The job's status, relative to this request's URL: print-jobs/{jobId} ({jobId} after a URL that ends in a slash)."),
       }),
     }),
   },
@@ -160,9 +163,10 @@ export const createPrintJob = defineRoute({
       }
     }
     if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...(templateId !== undefined && { templateId }), ...settings } });
-    res.set("Location", statusUrl(jobId));
+    const location = statusUrl(jobId, req.path);
+    res.set("Location", location);
     const status = existing?.status ?? "queued";
-    return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: existing?.total ?? ids.length, statusUrl: statusUrl(jobId) } };
+    return { message: existing ? "Print job already started with this Idempotency-Key." : "Print job queued.", data: { jobId, status, total: existing?.total ?? ids.length, statusUrl: location } };
   },
 });
 

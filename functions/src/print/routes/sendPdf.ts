@@ -5,11 +5,12 @@ import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
 import { BIDI_CONTROLS } from "../../http/ids";
 import { defineRoute } from "../../http/routes";
-import { idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
+import { asOneLine, idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, printSource, safeFileName, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
+import { BIDI_CONTROLS as EVERY_BIDI_CONTROL } from "../render/text/bidiControls";
 import { assertMailConfigured, sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
 import { assertRecipientsAllowed, domainOf, mailingAccount, senderNote } from "../recipients";
@@ -144,7 +145,8 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-recipients", subject: caller.uid, ...recipientsPerUser, amount: recipients.length, refusal: `At most ${recipientsPerUser.max} recipients per hour per user, over every target` },
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
-      const title = pdf.title;
+      // The title as the PDF prints it (no bidi controls: see bidiControls.ts), on one line: the default subject and message name it.
+      const title = asOneLine(pdf.title.replace(EVERY_BIDI_CONTROL, ""));
       const words = mailWords(pdf.settings.locale);
       const text = body.message ?? words.text(title);
       // The caller's verified address, else the uid: an unverified address is whatever the caller typed (authenticate.ts).
