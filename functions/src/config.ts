@@ -119,7 +119,7 @@ export function isEmulator(): boolean {
 
 /**
  * How long a verified user status (Bearer and Basic) or credential (Basic) is trusted without asking
- * Auth again: a disable, a revocation or a password change takes effect within this time.
+ * Auth again: a disable, a revocation (of a Bearer token) or a password change takes effect within this time.
  */
 export const AUTH_CACHE_TTL_MS = 10_000;
 

@@ -207,7 +207,10 @@ async function verifyBasic(encoded: string, req: Request): Promise<Caller> {
   const { email, password } = parseBasicCredentials(encoded);
   const cacheKey = createHmac("sha256", credentialKey).update(`${email}\u0000${password}`).digest("base64");
   let verified = credentialCache.get(cacheKey);
-  if (verified && verified.authTime < ((await userStatus(verified.uid))?.validAfterSeconds ?? 0)) verified = undefined;
+  if (verified && verified.authTime < ((await userStatus(verified.uid))?.validAfterSeconds ?? 0)) {
+    credentialCache.delete(cacheKey);
+    verified = undefined;
+  }
   if (!verified) {
     const counters = await refuseIfLimited(email, clientAddress(req, trustedProxyHops(params.trustedProxyHops.value())));
     let idToken: string;

@@ -18,7 +18,7 @@ import type { PdfSignatureOptions, PreparedImage, PrintableInstance, RenderedPdf
 import type { DocumentTemplate } from "./render/template";
 import { LOGO, logoObject, metadataIfExists, pictureObjects, picturesVersion, preparePictures, type PictureObject } from "./pictures";
 import { imagePaths } from "./render/format";
-import { settingsKey, type PrintSettings } from "./settings";
+import { recordedSettings, settingsKey, type PrintSettings } from "./settings";
 import { storageCall } from "./storageCall";
 import { serviceSigner, SigningFailed, signingUnavailable } from "./signing/serviceSigner";
 import type { PdfSigner } from "./signing/signer";
@@ -144,7 +144,7 @@ export const pdfDetails = (instance: DocumentSnapshot, pdf: StoredPdf) => ({
   instanceVersion: instance.updateTime!.toDate().toISOString(),
   storagePath: pdf.storagePath,
   cached: pdf.cached,
-  ...pdf.settings,
+  ...recordedSettings(pdf.settings),
   template: templateShown(pdf.template),
 });
 

@@ -41,8 +41,8 @@ export const DEFAULT_SETTINGS: PrintSettings = {
 export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as readonly (keyof PrintSettings)[];
 
 const ACCENT_COLOR = /^#[0-9a-f]{6}$/i;
-/** WCAG 2's least contrast for large text (headings are): an accent lighter than this is unreadable on the white page. */
-const MIN_ACCENT_CONTRAST = 3;
+/** WCAG 2's least contrast for text (AA): the accent colours headings of 12 pt bold, which WCAG does not count as large. */
+const MIN_ACCENT_CONTRAST = 4.5;
 
 /** WCAG 2's contrast ratio of "#rrggbb" against white: 1 (white) to 21 (black). */
 export function contrastWithWhite(color: string): number {
@@ -52,6 +52,14 @@ export function contrastWithWhite(color: string): number {
   };
   const luminance = 0.2126 * linear(1) + 0.7152 * linear(3) + 0.0722 * linear(5);
   return 1.05 / (luminance + 0.05);
+}
+
+/** Why "#rrggbb" cannot be a new accent colour (too light to read on the white page), or undefined when it can. */
+export function accentColorProblem(color: string): string | undefined {
+  const contrast = contrastWithWhite(color);
+  // Rounded down: a ratio just under the minimum never reads as the minimum.
+  if (contrast < MIN_ACCENT_CONTRAST) return `must be dark enough to read on the white page: its contrast against white is ${(Math.floor(contrast * 100) / 100).toFixed(2)}:1, at least ${MIN_ACCENT_CONTRAST}:1 is needed`;
+  return undefined;
 }
 const MAX_FOOTER_TEXT = 200;
 
@@ -84,7 +92,7 @@ export const settingsOverrides = {
   // A BCP 47 locale Intl knows, e.g. "de-DE"; the target's (or en-GB) when absent.
   locale: checked("locale", 35, "must be a known BCP 47 locale, e.g. de-DE")
     .optional()
-    .meta({ description: "BCP 47 locale of this PDF (dates, numbers, words, direction); default: the target's settings, else en-GB", examples: ["de-DE"] }),
+    .meta({ description: "BCP 47 locale of this PDF (dates, numbers, words, language, direction); default: the target's settings, else en-GB's dates, numbers and words with the language and direction of the document's text", examples: ["de-DE"] }),
   // An IANA time zone, e.g. "Europe/Berlin", or a fixed UTC offset ("+05:30"), as Intl takes them.
   timeZone: checked("timeZone", 64, "must be a known IANA time zone (e.g. Europe/Berlin) or a UTC offset (e.g. +05:30)")
     .optional()
@@ -100,12 +108,19 @@ export const settingsOverrides = {
 
 export type SettingsOverrides = Partial<PrintSettings>;
 
+/** The locale as answered and recorded: the default's name where none is set, and whether the language and direction came from the text. */
+const shownLocale = (locale: string) => ({ locale: locale || DEFAULT_LOCALE, languageFromText: locale === LOCALE_FROM_TEXT });
+
 /** What print and send-pdf answer of the settings used (the four a request may set, and whether the PDF is signed). */
-export const shownSettings = ({ locale, timeZone, paperSize, conformance, sign }: PrintSettings) => ({ locale: locale || DEFAULT_LOCALE, timeZone, paperSize, conformance, sign });
+export const shownSettings = ({ locale, timeZone, paperSize, conformance, sign }: PrintSettings) => ({ ...shownLocale(locale), timeZone, paperSize, conformance, sign });
+
+/** Every setting, as an audit event records it (the locale as shownSettings answers it). */
+export const recordedSettings = (settings: PrintSettings) => ({ ...settings, ...shownLocale(settings.locale) });
 
 /** The schema of shownSettings in print's and send-pdf's answers. */
 export const shownSettingsSchema = {
-  locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB (its dates, numbers and words; the document's language and direction then come from its text: a document mostly in Arabic is laid out right to left)."),
+  locale: z.string().describe("The locale the PDF is printed in: the request's, else the target's settings, else en-GB (its dates, numbers and words; see languageFromText)."),
+  languageFromText: z.boolean().describe("True when neither the request nor a target set a locale: the document's language (/Lang) and direction came from its text (a document mostly in Arabic is laid out right to left)."),
   timeZone: z.string().describe("The time zone of its date-times: the request's, else the target's, else UTC."),
   paperSize: z.enum(PAPER_SIZE_NAMES).describe("Its paper: the request's, else the target's, else A4."),
   conformance: z.enum(CONFORMANCE_NAMES).describe("What it conforms to: the request's, else the target's, else PDF/UA-1 (tagged)."),
@@ -168,16 +183,12 @@ export function ownSetting(data: Record<string, unknown>, key: keyof PrintSettin
 /** What a target may set besides the request's overrides: its branding. */
 export const brandingSettings = {
   // "#rrggbb", e.g. "#1f4e79".
+  // Checked for contrast by the route (accentColorProblem), which knows the colour the target has already.
   accentColor: z
     .string()
     .regex(ACCENT_COLOR, "must be a colour as #rrggbb")
-    // Stored ones are not checked again: a target keeps printing the colour it chose before this rule.
-    .superRefine((v, ctx) => {
-      const contrast = ACCENT_COLOR.test(v) ? contrastWithWhite(v) : MIN_ACCENT_CONTRAST;
-      if (contrast < MIN_ACCENT_CONTRAST) ctx.addIssue({ code: "custom", message: `must be dark enough to read on the white page: its contrast against white is ${contrast.toFixed(1)}:1, at least ${MIN_ACCENT_CONTRAST}:1 is needed` });
-    })
     .optional()
-    .meta({ description: `Colour of headings and rules, #rrggbb, with a contrast of at least ${MIN_ACCENT_CONTRAST}:1 against white (WCAG 2, large text)`, examples: ["#1f4e79"] }),
+    .meta({ description: `Colour of headings and rules, #rrggbb; a new one needs a contrast of at least ${MIN_ACCENT_CONTRAST}:1 against white (WCAG 2 AA: headings are 12 pt bold)`, examples: ["#1f4e79"] }),
   // One line, at most 200 characters.
   footerText: z
     .string()

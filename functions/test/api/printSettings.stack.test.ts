@@ -70,8 +70,8 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       [{ paperSize: "A3" }, "paperSize"],
       [{ accentColor: "blue" }, "accentColor"],
       // Headings in white on the white page: unreadable.
-      [{ accentColor: "#FFFFFF" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 1.0:1, at least 3:1 is needed"],
-      [{ accentColor: "#ffd700" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 1.4:1"],
+      [{ accentColor: "#FFFFFF" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 1.00:1, at least 4.5:1 is needed"],
+      [{ accentColor: "#777777" }, "'accentColor': must be dark enough to read on the white page: its contrast against white is 4.47:1, at least 4.5:1 is needed"],
       [{ footerText: "two\nlines" }, "footerText"],
       [{ footerText: "bell\u0007 and escape\u001b[31m" }, "'footerText': must be a single line without control characters"],
       [{ footerText: "next\u0085line" }, "'footerText': must be a single line without control characters"],
@@ -87,6 +87,21 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       expect(res.json.message).toContain(field);
     }
     expect((await get()).json.data).toEqual(before);
+  });
+
+  it("takes a new accent colour of 4.5:1 against white or more, and the target's own lighter one sent back as it is", async () => {
+    expect((await put({ accentColor: "#767676" })).status).toBe(200); // 4.54:1
+    // Stored before the rule (written here directly): a PUT that sends it back with another change keeps it.
+    await firestore().doc(`tenants/${tenant}`).update({ "print.accentColor": "#ff8000" });
+    const kept = await put({ accentColor: "#FF8000", footerText: "Kept" });
+    expect(kept.status, kept.text).toBe(200);
+    expect((await get()).json.data.own).toMatchObject({ accentColor: "#ff8000", footerText: "Kept" });
+    // Another light one is a new colour: refused, and nothing changes.
+    const other = await put({ accentColor: "#ff8800" });
+    expect(other.status).toBe(400);
+    expect(other.json.message).toMatch(/'accentColor': must be dark enough/);
+    expect((await get()).json.data.own).toMatchObject({ accentColor: "#ff8000", footerText: "Kept" });
+    await put({ locale: "de-DE", timeZone: "Europe/Berlin" }); // as the test after this one finds it
   });
 
   it("is for ADMIN only: a reader gets 401 and changes nothing", async () => {

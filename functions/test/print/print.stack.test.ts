@@ -40,6 +40,7 @@ describe("POST /print/{target}/print", () => {
       pageCount: expect.any(Number),
       cached: false,
       locale: "en-GB",
+      languageFromText: true,
       timeZone: "UTC",
       paperSize: "A4",
       conformance: "PDF/UA-1",
@@ -115,9 +116,10 @@ describe("POST /print/{target}/print", () => {
     // acme-north and acme set no locale: dates and words in en-GB, the document's /Lang and direction from its text.
     const fromText = await print("/tenant/acme-north", "script-rtl");
     expect(fromText.status, fromText.text).toBe(201);
-    expect(fromText.json.data.locale).toBe("en-GB");
+    expect(fromText.json.data).toMatchObject({ locale: "en-GB", languageFromText: true });
     const english = await call(printUrl("/tenant/acme-north"), { method: "POST", auth: { bearer: reader }, body: { objectInstanceId: "script-rtl", locale: "en-GB" } });
     expect(english.status, english.text).toBe(201);
+    expect(english.json.data).toMatchObject({ locale: "en-GB", languageFromText: false });
     expect(english.json.data.storagePath).not.toBe(fromText.json.data.storagePath);
     const [arabic, asked] = await Promise.all([fromText, english].map(async (res) => (await bucket().file(res.json.data.storagePath).download())[0]));
     const lang = async (bytes: Buffer) => String((await PDFDocument.load(bytes, { updateMetadata: false })).catalog.get(PDFName.of("Lang")));

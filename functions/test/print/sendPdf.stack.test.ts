@@ -40,6 +40,7 @@ describe("POST /print/{target}/send-pdf", () => {
         storagePath: expect.stringMatching(/^generated-pdfs\/tenants\/acme-north\/inspection-short\//),
         messageId: expect.any(String),
         locale: "en-GB",
+        languageFromText: true,
         timeZone: "UTC",
         paperSize: "A4",
         conformance: "PDF/UA-1",

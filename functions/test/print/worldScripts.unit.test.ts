@@ -66,7 +66,6 @@ async function toUnicodeTargets(bytes: Uint8Array): Promise<string[]> {
     .map((m) => m[1]);
 }
 
-/** PDF.js text items (string and left edge) of page 1. */
 const rendered: Record<string, RenderedPdf> = {};
 beforeAll(async () => {
   for (const id of SCRIPT_DEMOS) rendered[id] = await render(demo.documents[`tenants/acme-north/objectInstances/${id}`]);

@@ -6,7 +6,7 @@ import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
 import { removeReplacedLogo } from "../../print/logos";
 import { CONFORMANCE_NAMES, PAPER_SIZE_NAMES } from "../../print/render/paper";
-import { CHECKS, SETTING_KEYS, brandingSettings, ownSetting, resolveSettings, settingsOverrides, signSetting } from "../../print/settings";
+import { CHECKS, SETTING_KEYS, accentColorProblem, brandingSettings, ownSetting, resolveSettings, settingsOverrides, signSetting } from "../../print/settings";
 import { checkedAddress, newWebhookSecret, resolveJobWebhookUrl, webhookSecretPath, WebhookUrlRefused, webhookSettings } from "../../print/webhook";
 
 const settingsShape = {
@@ -25,7 +25,7 @@ const SHOWN_KEYS = [...SETTING_KEYS, "jobWebhookUrl"] as const;
 
 /** What a target prints with, where each value comes from, and what the target sets itself. */
 const printSettingsData = z.strictObject({
-  effective: z.strictObject(settingsShape).describe("What PDFs of this target are printed with when a request sets nothing."),
+  effective: z.strictObject(settingsShape).describe("What PDFs of this target are printed with when a request sets nothing (a locale from 'default': en-GB's dates, numbers and words, the language and direction of each document's text)."),
   sources: z
     .strictObject(Object.fromEntries(SHOWN_KEYS.map((key) => [key, z.string()])) as Record<keyof typeof settingsShape, z.ZodString>)
     .describe("Where each effective value comes from: a target's document path (this one or one above it), or 'default'."),
@@ -118,11 +118,14 @@ export const putPrintSettings = defineRoute({
     }),
   },
   errors: {
-    400: "No body at all (send {} to clear every key), an unknown locale, time zone or paper size, a malformed colour, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
+    400: "No body at all (send {} to clear every key), an unknown locale, time zone or paper size, a malformed colour or a new one too light to read on white, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
     503: "The host of jobWebhookUrl could not be resolved now.",
   },
   async handle({ access, caller, body, docs: [secret], tx, afterCommit }) {
     if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
+    // A new accent must be readable; the target's own colour sent back as it is (a PUT replaces every key) stays.
+    const accentProblem = body.accentColor !== undefined && body.accentColor.toLowerCase() !== String(ownPrint(access.chain).accentColor ?? "").toLowerCase() && accentColorProblem(body.accentColor);
+    if (accentProblem) throw badRequest(`Invalid body: 'accentColor': ${accentProblem}.`);
     const { jobWebhookUrl, rotateWebhookSecret } = body;
     if (rotateWebhookSecret && typeof jobWebhookUrl !== "string") throw badRequest("Invalid body: 'rotateWebhookSecret': needs 'jobWebhookUrl' in the same body (the secret signs this target's URL).");
     if (typeof jobWebhookUrl === "string") await assertPublicWebhookUrl(jobWebhookUrl);

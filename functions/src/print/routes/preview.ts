@@ -4,7 +4,7 @@ import { defineRoute } from "../../http/routes";
 import { idField } from "../../http/validation";
 import { objectInstance, previewOfInstance } from "../documents";
 import { asDocumentTemplate, printTemplateSchema } from "../templates/schema";
-import { effectiveSettings, settingsOverrides } from "../settings";
+import { effectiveSettings, recordedSettings, settingsOverrides } from "../settings";
 import { PRINT_PERMISSIONS } from "./permissions";
 
 /** The header that carries the template's warnings: a JSON list of strings, percent-encoded (a header is ASCII). */
@@ -77,7 +77,7 @@ export const preview = defineRoute({
     const pdf = await previewOfInstance(access, instance, settings, caller.uid, { given, templateId: body.templateId });
     // A preview is a PDF that leaves the service too: on the trail, once per user, instance and hour (an editor asks for hundreds).
     const id = hourlyEventId("pdf.previewed", [caller.uid, access.path, instance.id]);
-    await audit(access, caller, { action: "pdf.previewed", subject: instance.id, details: { template: body.template ? "unsaved" : (body.templateId ?? "the instance's type's"), pageCount: pdf.pageCount, ...settings } }, id);
+    await audit(access, caller, { action: "pdf.previewed", subject: instance.id, details: { template: body.template ? "unsaved" : (body.templateId ?? "the instance's type's"), pageCount: pdf.pageCount, ...recordedSettings(settings) } }, id);
     return {
       bytes: pdf.bytes,
       headers: { [WARNINGS_HEADER]: warningsHeader(pdf.warnings), "Cache-Control": "no-store", "Content-Disposition": "inline" },

@@ -18,7 +18,7 @@ import * as logs from "../../logs";
 import { instanceFilter, instancesMatching } from "../jobs/selection";
 import { jobWebhookEndpoint } from "../jobs/webhook";
 import { spendQuotas } from "../rateLimit";
-import { effectiveSettings, settingsOverrides } from "../settings";
+import { effectiveSettings, recordedSettings, settingsOverrides } from "../settings";
 import { templateFor } from "../templates/store";
 import { PRINT_PERMISSIONS } from "./permissions";
 
@@ -162,7 +162,7 @@ export const createPrintJob = defineRoute({
         throw error;
       }
     }
-    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...(templateId !== undefined && { templateId }), ...settings } });
+    if (!existing) await audit(access, caller, { action: "print_job.created", subject: jobId, details: { total: ids.length, output, ...(filter && { filter }), ...(templateId !== undefined && { templateId }), ...recordedSettings(settings) } });
     const location = statusUrl(jobId, req.path);
     res.set("Location", location);
     const status = existing?.status ?? "queued";
