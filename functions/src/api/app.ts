@@ -3,7 +3,7 @@ import { authOwnershipStatus } from "./routes/authOwnershipStatus";
 import { claimAuthOwnership } from "./routes/claimAuthOwnership";
 import { listAuditEvents } from "./routes/listAuditEvents";
 import { listRoles } from "./routes/listRoles";
-import { getPrintSettings, putPrintSettings } from "./routes/printSettings";
+import { getPrintSettings, patchPrintSettings, putPrintSettings } from "./routes/printSettings";
 import { putPrintSettingsLogo } from "./routes/printSettingsLogo";
 import { deletePrintTemplate, getPrintTemplate, listPrintTemplates, putPrintTemplate } from "./routes/printTemplates";
 import { releaseAuthOwnership } from "./routes/releaseAuthOwnership";
@@ -21,6 +21,7 @@ export const apiRoutes = [
   listAuditEvents,
   getPrintSettings,
   putPrintSettings,
+  patchPrintSettings,
   putPrintSettingsLogo,
   listPrintTemplates,
   getPrintTemplate,

@@ -66,7 +66,7 @@ function corsOptions(): cors.CorsOptions {
     .filter(Boolean);
   return {
     origin: origins.includes("*") ? "*" : origins,
-    methods: ["GET", "POST", "PUT", "DELETE"],
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
     // What a page may read of an answer: its error handling needs Allow (405) and WWW-Authenticate (401) as well.
     exposedHeaders: ["X-Request-Id", "Retry-After", "Idempotent-Replayed", "Allow", "WWW-Authenticate", "Location", "Print-Warnings"],

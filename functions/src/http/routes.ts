@@ -62,7 +62,7 @@ export interface BinaryAnswer {
 
 /** One route, declaring everything the pipeline checks before its handler runs. */
 export interface RouteDefinition<Q = Record<string, never>, B = undefined, R = unknown, T extends boolean = false, L = undefined> {
-  method: "get" | "post" | "put" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** One line for the API document. */
   summary: string;
   /** Path below the target, e.g. `/user/:userId/restore`. */

@@ -24,6 +24,7 @@ describe("GET and PUT /api/{target}/print-settings", () => {
   const target = () => `/organization/${org}/tenant/${tenant}`;
   const get = (path = target(), token = orgAdmin) => call(apiUrl(`${path}/print-settings`), { auth: { bearer: token } });
   const put = (body: unknown, path = target(), token = orgAdmin) => call(apiUrl(`${path}/print-settings`), { method: "PUT", auth: { bearer: token }, body });
+  const patch = (body: unknown, path = target(), token = orgAdmin) => call(apiUrl(`${path}/print-settings`), { method: "PATCH", auth: { bearer: token }, body });
 
   it("reads the effective settings, where each comes from, and the target's own", async () => {
     const res = await get();
@@ -87,6 +88,27 @@ describe("GET and PUT /api/{target}/print-settings", () => {
       expect(res.json.message).toContain(field);
     }
     expect((await get()).json.data).toEqual(before);
+  });
+
+  it("PATCH changes the body's keys only: the others stay as the target set them; a refused value or a reader changes nothing", async () => {
+    const before = (await get()).json.data.own;
+    expect(before).toMatchObject({ locale: "de-DE", timeZone: "Europe/Berlin" });
+    const res = await patch({ paperSize: "Legal", footerText: "Patched" });
+    expect(res.status, res.text).toBe(200);
+    const after = { ...before, paperSize: "Legal", footerText: "Patched" };
+    expect(res.json.data.own).toEqual(after);
+    expect(res.json.data.effective).toMatchObject({ locale: "de-DE", paperSize: "Legal", footerText: "Patched" });
+    expect((await get()).json.data.own).toEqual(after);
+    // An empty PATCH changes nothing (a PUT of {} clears every key).
+    expect((await patch({})).json.data.own).toEqual(after);
+    const refused = await patch({ paperSize: "A3", footerText: "Not saved" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toContain("paperSize");
+    expect((await patch({ footerText: "By a reader" }, `/tenant/${tenant}`, reader)).status).toBe(401);
+    expect((await get()).json.data.own).toEqual(after);
+    const trail = await call(apiUrl(`${target()}/audit-events?action=printSettings.updated`), { auth: { bearer: orgAdmin } });
+    expect(trail.json.data[0]).toMatchObject({ details: { paperSize: "Legal", footerText: "Patched" } });
+    expect(await put(before)).toMatchObject({ status: 200 }); // as the tests after this one find it
   });
 
   it("takes a new accent colour of 4.5:1 against white or more, and the target's own lighter one sent back as it is", async () => {

@@ -98,6 +98,7 @@ describe("print jobs", () => {
 
     const job = await finished(reader, statusUrl);
     expect(job).toMatchObject({ jobId, status: "completed_with_failures", total: 4, done: 3, failed: 1, output: "zip" });
+    expect((await call(new URL(statusUrl, jobs()).href, { auth: { bearer: reader } })).json.message).toBe("Print job completed with failures.");
     expect(job.failures).toEqual([{ objectInstanceId: `missing-${r}`, status: 404, reason: `Object instance 'missing-${r}' does not exist in this target.` }]);
     expect(job.result.storagePath).toBe(`generated-pdfs/tenants/acme-north/jobs/${jobId}/${jobId}.zip`);
 

@@ -174,7 +174,7 @@ const RECIPIENT = `iso-${r}@example.test`;
 interface MatrixRoute {
   name: string;
   function: "api" | "print";
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   suffix: string;
   anyOf: readonly Permission[];
   feature?: "PEOPLE_MANAGEMENT";
@@ -425,6 +425,21 @@ const ROUTES: MatrixRoute[] = [
     lane: "print settings and what uses them",
     function: "api",
     method: "PUT",
+    suffix: "/print-settings",
+    anyOf: ["ADMIN"],
+    success: 200,
+    body: { footerText: "isolation" },
+    async verify(res, node) {
+      const saved = (await db().doc(node.path).get()).get("print.footerText");
+      await db().doc(node.path).update({ print: FieldValue.delete() });
+      return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
+    },
+  },
+  {
+    name: "patch print-settings",
+    lane: "print settings and what uses them",
+    function: "api",
+    method: "PATCH",
     suffix: "/print-settings",
     anyOf: ["ADMIN"],
     success: 200,

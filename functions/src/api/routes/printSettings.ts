@@ -92,63 +92,73 @@ export const getPrintSettings = defineRoute({
   },
 });
 
-/** Sets the target's own print settings: the body's keys; a key left out is inherited again. ADMIN. */
-export const putPrintSettings = defineRoute({
-  method: "put",
-  path: "/print-settings",
-  summary: "Set the print settings of a target (keys left out are inherited from the targets above)",
-  anyOf: ["ADMIN"],
-  body: z.strictObject({ ...settingsOverrides, ...brandingSettings, ...signSetting, ...webhookSettings }),
-  // Whether the target has a signing secret yet (the secret itself is never answered but when it is made).
-  reads: ({ path }) => [webhookSecretPath(path)],
-  transactional: true,
-  response: {
-    status: 200,
-    description: "The settings, as they are now; with the webhook's signing secret when this change made it.",
-    schema: z.strictObject({
-      statusCode: z.literal(200),
-      message: z.string(),
-      data: printSettingsData.extend({
-        // Answered once, when made: no route reads it back.
-        webhookSecret: z
-          .string()
-          .optional()
-          .describe("The target's new signing secret (whsec_...), answered this once: when jobWebhookUrl is set on a target that has none, or with rotateWebhookSecret. Keep it; no route shows it again."),
+/**
+ * Sets the target's own print settings, ADMIN: PUT the body's keys, a key left out inherited again;
+ * PATCH the body's keys only, the others as they are (turning signing on keeps the target's paper).
+ */
+const settingsChange = (method: "put" | "patch") =>
+  defineRoute({
+    method,
+    path: "/print-settings",
+    summary: method === "put" ? "Set the print settings of a target (keys left out are inherited from the targets above)" : "Change some print settings of a target (keys left out stay as they are)",
+    anyOf: ["ADMIN"],
+    body: z.strictObject({ ...settingsOverrides, ...brandingSettings, ...signSetting, ...webhookSettings }),
+    // Whether the target has a signing secret yet (the secret itself is never answered but when it is made).
+    reads: ({ path }) => [webhookSecretPath(path)],
+    transactional: true,
+    response: {
+      status: 200,
+      description: "The settings, as they are now; with the webhook's signing secret when this change made it.",
+      schema: z.strictObject({
+        statusCode: z.literal(200),
+        message: z.string(),
+        data: printSettingsData.extend({
+          // Answered once, when made: no route reads it back.
+          webhookSecret: z
+            .string()
+            .optional()
+            .describe("The target's new signing secret (whsec_...), answered this once: when jobWebhookUrl is set on a target that has none, or with rotateWebhookSecret. Keep it; no route shows it again."),
+        }),
       }),
-    }),
-  },
-  errors: {
-    400: "No body at all (send {} to clear every key), an unknown locale, time zone or paper size, a malformed colour or a new one too light to read on white, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
-    503: "The host of jobWebhookUrl could not be resolved now.",
-  },
-  async handle({ access, caller, body, docs: [secret], tx, afterCommit }) {
-    if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
-    // A new accent must be readable; the target's own colour sent back as it is (a PUT replaces every key) stays.
-    const accentProblem = body.accentColor !== undefined && body.accentColor.toLowerCase() !== String(ownPrint(access.chain).accentColor ?? "").toLowerCase() && accentColorProblem(body.accentColor);
-    if (accentProblem) throw badRequest(`Invalid body: 'accentColor': ${accentProblem}.`);
-    const { jobWebhookUrl, rotateWebhookSecret } = body;
-    if (rotateWebhookSecret && typeof jobWebhookUrl !== "string") throw badRequest("Invalid body: 'rotateWebhookSecret': needs 'jobWebhookUrl' in the same body (the secret signs this target's URL).");
-    if (typeof jobWebhookUrl === "string") await assertPublicWebhookUrl(jobWebhookUrl);
-    // A logo uploaded here and now replaced (or left out: inherited again) is removed once this commits.
-    const replaced = ownPrint(access.chain).logo;
-    afterCommit(() => removeReplacedLogo(access.path, replaced, body.logo));
-    const { FieldValue } = firestoreSdk();
-    // The target's settings as written (for the answer), and the same as field changes.
-    const print = ownPrint(access.chain);
-    const changes: Record<string, unknown> = {};
-    for (const key of SHOWN_KEYS) {
-      // null is a value of its own (jobWebhookUrl: none here, whatever is set above).
-      changes[`print.${key}`] = body[key] === undefined ? FieldValue.delete() : body[key];
-      if (body[key] === undefined) delete print[key];
-      else print[key] = body[key];
-    }
-    tx.update(db().doc(access.path), changes);
-    // The target's signing secret: made when it first sets a URL, made anew when asked to rotate it.
-    const webhookSecret = typeof jobWebhookUrl === "string" && (rotateWebhookSecret || !secret.exists) ? newWebhookSecret() : undefined;
-    if (webhookSecret) tx.set(secret.ref, { secret: webhookSecret, createdAt: FieldValue.serverTimestamp() });
-    const details = { ...body, ...(jobWebhookUrl !== undefined && { jobWebhookUrl: withoutQuery(jobWebhookUrl) }), ...(webhookSecret && { webhookSecretIssued: secret.exists ? "rotated" : "created" }) };
-    auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details });
-    const data = describeSettings(withOwnPrint(access.chain, print));
-    return { statusCode: 200 as const, message: "Print settings saved.", data: { ...data, ...(webhookSecret && { webhookSecret }) } };
-  },
-});
+    },
+    errors: {
+      400: "No body at all (send {} to clear every key), an unknown locale, time zone or paper size, a malformed colour or a new one too light to read on white, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
+      503: "The host of jobWebhookUrl could not be resolved now.",
+    },
+    async handle({ access, caller, body, docs: [secret], tx, afterCommit }) {
+      if (body.logo !== undefined && !CHECKS.logo(body.logo, access.path)) throw badRequest(`Invalid body: 'logo': must be a storage path under uploads/${access.path}/.`);
+      // A new accent must be readable; the target's own colour sent back as it is (a PUT replaces every key) stays.
+      const accentProblem = body.accentColor !== undefined && body.accentColor.toLowerCase() !== String(ownPrint(access.chain).accentColor ?? "").toLowerCase() && accentColorProblem(body.accentColor);
+      if (accentProblem) throw badRequest(`Invalid body: 'accentColor': ${accentProblem}.`);
+      const { jobWebhookUrl, rotateWebhookSecret } = body;
+      if (rotateWebhookSecret && typeof jobWebhookUrl !== "string") throw badRequest("Invalid body: 'rotateWebhookSecret': needs 'jobWebhookUrl' in the same body (the secret signs this target's URL).");
+      if (typeof jobWebhookUrl === "string") await assertPublicWebhookUrl(jobWebhookUrl);
+      // A logo uploaded here and now replaced (or left out: inherited again) is removed once this commits.
+      const replaced = ownPrint(access.chain).logo;
+      if (method === "put" || body.logo !== undefined) afterCommit(() => removeReplacedLogo(access.path, replaced, body.logo));
+      const { FieldValue } = firestoreSdk();
+      // The target's settings as written (for the answer), and the same as field changes.
+      const print = ownPrint(access.chain);
+      const changes: Record<string, unknown> = {};
+      for (const key of SHOWN_KEYS) {
+        if (method === "patch" && body[key] === undefined) continue;
+        // null is a value of its own (jobWebhookUrl: none here, whatever is set above).
+        changes[`print.${key}`] = body[key] === undefined ? FieldValue.delete() : body[key];
+        if (body[key] === undefined) delete print[key];
+        else print[key] = body[key];
+      }
+      // An empty PATCH changes nothing, and is no event (Firestore refuses an update of no field).
+      const changed = Object.keys(changes).length > 0;
+      if (changed) tx.update(db().doc(access.path), changes);
+      // The target's signing secret: made when it first sets a URL, made anew when asked to rotate it.
+      const webhookSecret = typeof jobWebhookUrl === "string" && (rotateWebhookSecret || !secret.exists) ? newWebhookSecret() : undefined;
+      if (webhookSecret) tx.set(secret.ref, { secret: webhookSecret, createdAt: FieldValue.serverTimestamp() });
+      const details = { ...body, ...(jobWebhookUrl !== undefined && { jobWebhookUrl: withoutQuery(jobWebhookUrl) }), ...(webhookSecret && { webhookSecretIssued: secret.exists ? "rotated" : "created" }) };
+      if (changed) auditInTransaction(tx, access, caller, { action: "printSettings.updated", subject: "print-settings", details });
+      const data = describeSettings(withOwnPrint(access.chain, print));
+      return { statusCode: 200 as const, message: "Print settings saved.", data: { ...data, ...(webhookSecret && { webhookSecret }) } };
+    },
+  });
+
+export const putPrintSettings = settingsChange("put");
+export const patchPrintSettings = settingsChange("patch");

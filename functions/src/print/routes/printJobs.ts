@@ -56,6 +56,9 @@ const createBody = z
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** A status as a message says it ("completed with failures"); `status` itself stays the value a client compares. */
+const statusInWords = (status: string) => status.replaceAll("_", " ");
+
 /**
  * A job's status URL relative to the request's (…/print-jobs, or …/print-jobs/, which the router takes
  * too): right through Hosting and on the function's own URL alike.
@@ -232,7 +235,7 @@ export const getPrintJob = defineRoute({
     const url = job.result && (await resultUrl(job, jobSnap.ref));
     const result = job.result && url && { downloadUrl: url.url, expiresAt: url.expiresAt, storagePath: job.result.storagePath, sizeBytes: job.result.sizeBytes };
     return {
-      message: `Print job ${job.status}.`,
+      message: `Print job ${statusInWords(job.status)}.`,
       data: {
         jobId,
         status: job.status,
@@ -396,7 +399,7 @@ export const cancelPrintJob = defineRoute({
       throw new HttpError(401, "Only the user who started this print job, or an ADMIN of the target, can cancel it.");
     }
     if (job.status === "cancelled") return { message: "Print job was already cancelled.", data: summary(jobId, await withCounts(access.path, jobId, job)) };
-    if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${job.status}): there is nothing to cancel.`);
+    if (FINAL_STATUSES.includes(job.status)) throw new HttpError(409, `The print job has ended (${statusInWords(job.status)}): there is nothing to cancel.`);
     const { Timestamp } = firestoreSdk();
     // The transaction reads the job alone: a job's chunks are written by its running tasks, and reading
     // 200 of them here made it contend with them until its deadline (503).
