@@ -420,36 +420,23 @@ const ROUTES: MatrixRoute[] = [
       return sources.length === 9 && sources.every((source) => source === "default" || onChain.has(source)) ? undefined : `sources ${JSON.stringify(sources)}`;
     },
   },
-  {
-    name: "put print-settings",
-    lane: "print settings and what uses them",
-    function: "api",
-    method: "PUT",
-    suffix: "/print-settings",
-    anyOf: ["ADMIN"],
-    success: 200,
-    body: { footerText: "isolation" },
-    async verify(res, node) {
-      const saved = (await db().doc(node.path).get()).get("print.footerText");
-      await db().doc(node.path).update({ print: FieldValue.delete() });
-      return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
-    },
-  },
-  {
-    name: "patch print-settings",
-    lane: "print settings and what uses them",
-    function: "api",
-    method: "PATCH",
-    suffix: "/print-settings",
-    anyOf: ["ADMIN"],
-    success: 200,
-    body: { footerText: "isolation" },
-    async verify(res, node) {
-      const saved = (await db().doc(node.path).get()).get("print.footerText");
-      await db().doc(node.path).update({ print: FieldValue.delete() });
-      return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
-    },
-  },
+  ...(["PUT", "PATCH"] as const).map(
+    (method): MatrixRoute => ({
+      name: `${method.toLowerCase()} print-settings`,
+      lane: "print settings and what uses them",
+      function: "api",
+      method,
+      suffix: "/print-settings",
+      anyOf: ["ADMIN"],
+      success: 200,
+      body: { footerText: "isolation" },
+      async verify(res, node) {
+        const saved = (await db().doc(node.path).get()).get("print.footerText");
+        await db().doc(node.path).update({ print: FieldValue.delete() });
+        return same([res.json?.data?.own?.footerText, saved], ["isolation", "isolation"], "own footer text");
+      },
+    }),
+  ),
   {
     name: "put print-settings logo",
     lane: "print settings and what uses them",
