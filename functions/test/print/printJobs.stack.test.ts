@@ -110,6 +110,8 @@ describe("print jobs", () => {
       const files = manifest.documents.filter((d: { file?: string }) => d.file).map((d: { file: string }) => d.file);
       expect(zip.names).toEqual([...files, "manifest.json"].sort());
       expect(files[0]).toBe("inspection-short Boiler Inspection B-12.pdf");
+      // In the title's own letters (ZIP's UTF-8 names, which unzip reads back as written).
+      expect(files[1]).toBe("multilingual Προδιαγραφή _ Спецификация _ Spécification.pdf");
       const dir = mkdtempSync(join(tmpdir(), "pdf-"));
       for (const file of files) {
         writeFileSync(join(dir, "x.pdf"), zip.read(file));
