@@ -85,7 +85,7 @@ describe("authentication", () => {
   it.each([
     ["PATCH", `${api}/tenant/acme-north/roles`, "GET, HEAD"],
     ["DELETE", `${printBase}/organization/acme/tenant/acme-north/print`, "POST"],
-    ["POST", `${api}/tenant/acme-north/division/ops/print-settings`, "GET, PUT, HEAD"],
+    ["POST", `${api}/tenant/acme-north/division/ops/print-settings`, "GET, PUT, PATCH, HEAD"],
     ["DELETE", `${api}/openapi.json`, "GET, HEAD"],
   ])("answers %s on a route's path that takes other methods with 405 and Allow, before credentials", async (method, url, allow) => {
     const res = await call(url, { method });
