@@ -122,7 +122,7 @@ const settingsChange = (method: "put" | "patch") =>
       }),
     },
     errors: {
-      400: "No body at all (send {} to clear every key), an unknown locale, time zone or paper size, a malformed colour or a new one too light to read on white, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
+      400: "No body at all (a PUT of {} clears every key), an unknown locale, time zone or paper size, a malformed colour or a new one too light to read on white, a logo outside the target's uploads folder, a jobWebhookUrl that is not https, holds spaces or control characters, or whose host is not public (the message names the field).",
       503: "The host of jobWebhookUrl could not be resolved now.",
     },
     async handle({ access, caller, body, docs: [secret], tx, afterCommit }) {
