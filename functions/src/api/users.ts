@@ -1,6 +1,6 @@
 import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
-import { effectivePermissions, type Access, type Permission } from "../http/access";
+import type { Access, Permission } from "../http/access";
 import { notFound } from "../http/errors";
 import type { ReadScope } from "../http/routes";
 import { firestoreSdk } from "../firebase";
@@ -47,6 +47,3 @@ export const changedBy = (uid: string, prefix: "deleted" | "restored") => ({ [`$
 
 /** Where on the chain (root first) a user's ADMIN starts: the first target whose grants hold it; -1 for none. */
 export const adminFrom = (grantsByNode: readonly ReadonlySet<Permission>[]): number => grantsByNode.findIndex((grants) => grants.has("ADMIN"));
-
-/** A user's grants on each target, from their members documents there (as `Access.grantsByNode`). */
-export const grantsOf = (members: readonly DocumentSnapshot[]): ReadonlySet<Permission>[] => members.map((member) => effectivePermissions([member.get("permissions")]));

@@ -40,6 +40,9 @@ export function effectivePermissions(grants: readonly unknown[]): Set<Permission
   return new Set(grants.flatMap((g) => (Array.isArray(g) ? g : [])).filter((p): p is Permission => known.has(p)));
 }
 
+/** A user's grants node by node (as `Access.grantsByNode`), from their members documents on the chain. */
+export const grantsOf = (members: readonly DocumentSnapshot[]): Set<Permission>[] => members.map((member) => effectivePermissions([member.get("permissions") as unknown]));
+
 /** The nearest explicit boolean for `feature`, walking up from the target; off by default. */
 export function featureEnabled(chain: readonly TargetNode[], feature: Feature): boolean {
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -139,8 +142,9 @@ export async function resolveAccess(target: Target, uid: string, reads: (chainPa
   const n = chainPaths.length;
   const nodes = snapshots.slice(0, n);
   const softDeleted = snapshots.slice(2 * n, 2 * n + recordPaths.length).some((record) => record.get("deletedAt") != null);
-  const grantsByNode = snapshots.slice(n, 2 * n).map((s) => (softDeleted ? new Set<Permission>() : effectivePermissions([s.get("permissions") as unknown])));
-  const granted = effectivePermissions(snapshots.slice(n, 2 * n).map((s) => s.get("permissions") as unknown));
+  const ownGrants = grantsOf(snapshots.slice(n, 2 * n));
+  const grantsByNode = softDeleted ? ownGrants.map(() => new Set<Permission>()) : ownGrants;
+  const granted = new Set(ownGrants.flatMap((grants) => [...grants]));
   const permissions = softDeleted ? new Set<Permission>() : granted;
   const chain = nodes.map((s, i) => ({ path: chainPaths[i], data: s.data() ?? {} }));
   const access: Access = { target, path: targetDocPath(target), chain, permissions, grantsByNode, callerSoftDeleted: softDeleted && granted.size > 0 };

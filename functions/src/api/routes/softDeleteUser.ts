@@ -1,7 +1,8 @@
 import { auditInTransaction } from "../../audit";
 import { badRequest, HttpError } from "../../http/errors";
 import { defineRoute } from "../../http/routes";
-import { USER_TARGETS, adminFrom, changedBy, doneSchema, grantsOf, isSoftDeleted, userRecord } from "../users";
+import { grantsOf } from "../../http/access";
+import { USER_TARGETS, adminFrom, changedBy, doneSchema, isSoftDeleted, userRecord } from "../users";
 
 /**
  * The soft delete that restore undoes (SPEC.md leaves it outside; the product needs it). The
