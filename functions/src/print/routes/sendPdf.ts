@@ -3,14 +3,13 @@ import { audit } from "../../audit";
 import * as logs from "../../logs";
 import { MAX_ATTACHMENT_BYTES, SEND_PDF_LIMITS, params } from "../../config";
 import { HttpError } from "../../http/errors";
-import { BIDI_CONTROLS } from "../../http/ids";
 import { defineRoute } from "../../http/routes";
 import { asOneLine, idField, ONE_LINE, ONE_LINE_MESSAGE } from "../../http/validation";
 import { objectInstance, pdfBytes, pdfDetails, pdfOfInstance, printSource, safeFileName, templateSchema, templateShown } from "../documents";
 import { effectiveSettings, settingsOverrides, shownSettings, shownSettingsSchema } from "../settings";
 import { idempotent } from "../idempotency";
 import { mailWords } from "../mailWords";
-import { BIDI_CONTROLS as EVERY_BIDI_CONTROL } from "../render/text/bidiControls";
+import { BIDI_CONTROLS, HAS_BIDI_CONTROL } from "../render/text/bidiControls";
 import { assertMailConfigured, sendMail } from "../mail";
 import { consumeQuotas } from "../rateLimit";
 import { assertRecipientsAllowed, domainOf, mailingAccount, senderNote } from "../recipients";
@@ -45,7 +44,7 @@ const sendPdfBody = z
     to: addresses.meta({ description: "One address or a list", examples: ["someone@example.com"] }),
     cc: addresses.optional(),
     // No bidi embedding, override or isolate: a mail client would show "gpj.exe" as "exe.jpg" (RLM/LRM marks pass).
-    subject: singleLine(200).refine((s) => !BIDI_CONTROLS.test(s), "must not contain bidi embedding, override or isolate characters").optional(),
+    subject: singleLine(200).refine((s) => !HAS_BIDI_CONTROL.test(s), "must not contain bidi embedding, override or isolate characters").optional(),
     // Lines and tabs, but no other control character (NUL, ESC, C1): nothing a mail client would render or a relay refuse.
     message: z.string().trim().min(1).max(10_000).regex(/^(?:[^\p{Cc}]|[\t\n\r])*$/u, "must not contain control characters other than line breaks and tabs").optional(),
     fileName: singleLine(100).regex(/^[^/\\:*?"<>|]+$/, "must not contain / \\ : * ? \" < > |").optional(),
@@ -146,7 +145,7 @@ export const sendPdf = defineRoute({
         { action: "send-pdf-tenant-recipients", subject: mailingAccount(access), ...recipientsPerTenant, amount: recipients.length, refusal: `At most ${recipientsPerTenant.max} recipients per day for this tenant` },
       ]);
       // The title as the PDF prints it (no bidi controls: see bidiControls.ts), on one line: the default subject and message name it.
-      const title = asOneLine(pdf.title.replace(EVERY_BIDI_CONTROL, ""));
+      const title = asOneLine(pdf.title.replace(BIDI_CONTROLS, ""));
       const words = mailWords(pdf.settings.locale);
       const text = body.message ?? words.text(title);
       // The caller's verified address, else the uid: an unverified address is whatever the caller typed (authenticate.ts).
