@@ -4,12 +4,14 @@ import type { JobFile } from "./model";
 
 /** Characters a name keeps: letters (with their marks) and digits of every script, spaces, dots, hyphens, underscores. */
 const NOT_KEPT = /[^\p{L}\p{M}\p{N} ._-]+/gu;
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+/** Made on first use: a segmenter's first construction loads ICU's data (about 9 ms), which an instance's start need not pay. */
+let graphemes: Intl.Segmenter | undefined;
 
 /** The first `max` characters of `text` as a reader counts them (a letter with its marks is one, never cut apart). */
 function firstCharacters(text: string, max: number): string {
   let out = "";
   let count = 0;
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   for (const { segment } of graphemes.segment(text)) {
     if (++count > max) break;
     out += segment;
